@@ -1,0 +1,64 @@
+package dev.weft.protocol.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Splits a Kafka byte stream into frames: a 4-byte big-endian size, then that many bytes.
+ *
+ * <p>Emits each frame's body (without the size prefix) as a <em>retained slice</em> of the
+ * cumulation buffer: no bytes are copied, and the next handler <em>takes ownership</em> of the slice.
+ * A partial frame leaves the reader index alone until the rest arrives.
+ *
+ * <p>A size below zero or above {@code maxFrameBytes} is refused with a {@link FrameSizeException}
+ * naming the size, the limit and the peer; the decoder then discards everything after it (the stream
+ * cannot be resynchronised), and the pipeline is expected to close the connection.
+ */
+public final class KafkaFrameDecoder extends ByteToMessageDecoder {
+
+    public static final int SIZE_PREFIX_BYTES = 4;
+
+    private final int maxFrameBytes;
+    private final String peerRole;
+    private boolean failed;
+
+    /**
+     * @param maxFrameBytes the largest frame body accepted, in bytes
+     * @param peerRole who sends this stream, for error messages ("client", "broker 3")
+     */
+    public KafkaFrameDecoder(int maxFrameBytes, String peerRole) {
+        if (maxFrameBytes <= 0) {
+            throw new IllegalArgumentException("maxFrameBytes must be positive, was " + maxFrameBytes);
+        }
+        this.maxFrameBytes = maxFrameBytes;
+        this.peerRole = peerRole;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        while (in.readableBytes() >= SIZE_PREFIX_BYTES) {
+            int start = in.readerIndex();
+            int size = in.getInt(start);
+            if (size < 0 || size > maxFrameBytes) {
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                throw new FrameSizeException(size, maxFrameBytes, peerRole, String.valueOf(ctx.channel().remoteAddress()));
+            }
+            if (in.readableBytes() - SIZE_PREFIX_BYTES < size) {
+                return; // wait for the rest of the frame
+            }
+            in.skipBytes(SIZE_PREFIX_BYTES);
+            out.add(in.readRetainedSlice(size));
+        }
+    }
+
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+}
