@@ -8,9 +8,12 @@ import java.util.List;
 /**
  * Splits a Kafka byte stream into frames: a 4-byte big-endian size, then that many bytes.
  *
- * <p>Emits each frame's body (without the size prefix) as a <em>retained slice</em> of the
- * cumulation buffer: no bytes are copied, and the next handler <em>takes ownership</em> of the slice.
- * A partial frame leaves the reader index alone until the rest arrives.
+ * <p>Emits each frame as a <em>retained slice</em> of the cumulation buffer: no bytes are copied, and
+ * the next handler <em>takes ownership</em> of the slice. By default the slice is the frame body
+ * (size prefix removed); with {@code keepSizePrefix} it starts at the size prefix, so a proxy can
+ * forward it with one write and no allocation (the body then starts at
+ * {@code readerIndex() + SIZE_PREFIX_BYTES}). A partial frame leaves the reader index alone until the
+ * rest arrives.
  *
  * <p>A size below zero or above {@code maxFrameBytes} is refused with a {@link FrameSizeException}
  * naming the size, the limit and the peer; the decoder then discards everything after it (the stream
@@ -22,6 +25,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder {
 
     private final int maxFrameBytes;
     private final String peerRole;
+    private final boolean keepSizePrefix;
     private boolean failed;
 
     /**
@@ -29,11 +33,21 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder {
      * @param peerRole who sends this stream, for error messages ("client", "broker 3")
      */
     public KafkaFrameDecoder(int maxFrameBytes, String peerRole) {
+        this(maxFrameBytes, peerRole, false);
+    }
+
+    /**
+     * @param maxFrameBytes the largest frame body accepted, in bytes
+     * @param peerRole who sends this stream, for error messages ("client", "broker 3")
+     * @param keepSizePrefix emit frames starting at their 4-byte size prefix instead of the body
+     */
+    public KafkaFrameDecoder(int maxFrameBytes, String peerRole, boolean keepSizePrefix) {
         if (maxFrameBytes <= 0) {
             throw new IllegalArgumentException("maxFrameBytes must be positive, was " + maxFrameBytes);
         }
         this.maxFrameBytes = maxFrameBytes;
         this.peerRole = peerRole;
+        this.keepSizePrefix = keepSizePrefix;
     }
 
     @Override
@@ -53,8 +67,12 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder {
             if (in.readableBytes() - SIZE_PREFIX_BYTES < size) {
                 return; // wait for the rest of the frame
             }
-            in.skipBytes(SIZE_PREFIX_BYTES);
-            out.add(in.readRetainedSlice(size));
+            if (keepSizePrefix) {
+                out.add(in.readRetainedSlice(SIZE_PREFIX_BYTES + size));
+            } else {
+                in.skipBytes(SIZE_PREFIX_BYTES);
+                out.add(in.readRetainedSlice(size));
+            }
         }
     }
 
