@@ -5,4 +5,9 @@ public final class MalformedFrameException extends RuntimeException {
     public MalformedFrameException(String message) {
         super(message);
     }
+
+    /** Wraps what a decoder underneath (kafka-clients' generated readers) threw, keeping it as the cause. */
+    public MalformedFrameException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

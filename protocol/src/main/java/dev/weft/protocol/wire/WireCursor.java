@@ -126,6 +126,10 @@ public final class WireCursor {
     public int skipCompactString(String what) {
         int lenPlusOne = readUnsignedVarint();
         int len = lenPlusOne - 1;
+        if (len < -1) { // the varint was over Integer.MAX_VALUE: no real frame has such a string
+            throw new MalformedFrameException("invalid compact length " + Integer.toUnsignedString(lenPlusOne)
+                    + " for " + what + " at offset " + position);
+        }
         if (len > 0) {
             skip(len, what);
         }

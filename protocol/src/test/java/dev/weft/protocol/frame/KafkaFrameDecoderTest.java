@@ -1,0 +1,188 @@
+package dev.weft.protocol.frame;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link KafkaFrameDecoder} driven through an {@link EmbeddedChannel}; every buffer is released (PARANOID leak checks). */
+class KafkaFrameDecoderTest {
+
+    private static final int LIMIT = 1024;
+
+    private final EmbeddedChannel channel = new EmbeddedChannel(new KafkaFrameDecoder(LIMIT, "client"));
+
+    @AfterEach
+    void closeChannel() {
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void manyFramesInOneReadComeOutInOrderWithoutSizePrefixes() {
+        List<byte[]> bodies = new ArrayList<>();
+        SplittableRandom random = new SplittableRandom(42);
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer();
+        for (int i = 0; i < 50; i++) {
+            byte[] body = new byte[random.nextInt(0, 200)];
+            random.nextBytes(body);
+            bodies.add(body);
+            in.writeInt(body.length).writeBytes(body);
+        }
+        byte[] partialNext = {0, 0, 0, 9, 1, 2}; // the start of a 51st frame stays behind
+        in.writeBytes(partialNext);
+        channel.writeInbound(in);
+        for (byte[] body : bodies) {
+            assertFrame(body, channel.readInbound());
+        }
+        assertNull(channel.readInbound());
+        ByteBuf rest = PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(new byte[] {3, 4, 5, 6, 7, 8, 9});
+        channel.writeInbound(rest);
+        assertFrame(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9}, channel.readInbound());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void oneFrameSplitByteByByteAcrossReads() {
+        byte[] body = "a frame that arrives one byte per read".getBytes(StandardCharsets.UTF_8);
+        byte[] wire = withPrefix(body);
+        for (int i = 0; i < wire.length - 1; i++) {
+            channel.writeInbound(oneByte(wire[i]));
+            assertNull(channel.readInbound(), "emitted a frame after " + (i + 1) + " of " + wire.length + " bytes");
+        }
+        channel.writeInbound(oneByte(wire[wire.length - 1]));
+        assertFrame(body, channel.readInbound());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void frameOfExactlyTheLimitIsAccepted() {
+        byte[] body = new byte[LIMIT];
+        new SplittableRandom(7).nextBytes(body);
+        channel.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(withPrefix(body)));
+        assertFrame(body, channel.readInbound());
+    }
+
+    @Test
+    void frameOneOverTheLimitIsRefusedNamingSizeLimitAndPeer() {
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(LIMIT + 1).writeZero(16);
+        FrameSizeException e = assertThrows(FrameSizeException.class, () -> channel.writeInbound(in));
+        assertEquals(LIMIT + 1, e.size());
+        assertEquals(LIMIT, e.limit());
+        assertTrue(e.getMessage().contains("frame of " + (LIMIT + 1) + " bytes"), e.getMessage());
+        assertTrue(e.getMessage().contains("limit of " + LIMIT + " bytes"), e.getMessage());
+        assertTrue(e.getMessage().contains("from client embedded"), e.getMessage());
+        assertTrue(e.getMessage().contains("raise maxFrameBytes"), e.getMessage());
+        assertEquals(0, in.refCnt(), "the refused bytes were not released");
+        afterFailureEverythingIsDiscarded();
+    }
+
+    @Test
+    void oversizedPrefixIsRefusedBeforeItsBodyArrives() {
+        // The check happens on the 4-byte prefix alone: no buffering up to the claimed size first.
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(Integer.MAX_VALUE);
+        FrameSizeException e = assertThrows(FrameSizeException.class, () -> channel.writeInbound(in));
+        assertEquals(Integer.MAX_VALUE, e.size());
+    }
+
+    @Test
+    void negativeSizeIsRefused() {
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(-2).writeZero(8);
+        FrameSizeException e = assertThrows(FrameSizeException.class, () -> channel.writeInbound(in));
+        assertEquals(-2, e.size());
+        assertEquals(LIMIT, e.limit());
+        assertTrue(e.getMessage().contains("invalid frame size -2 (negative) from client embedded"), e.getMessage());
+        afterFailureEverythingIsDiscarded();
+    }
+
+    @Test
+    void httpRequestOnTheKafkaPortIsNamed() {
+        for (String method : new String[] {"GET / HTTP/1.1\r\n", "POST /x HTTP/1.1\r\n", "HEAD / HTTP/1.0\r\n", "PUT /y HTTP/1.1\r\n"}) {
+            EmbeddedChannel http = new EmbeddedChannel(new KafkaFrameDecoder(LIMIT, "client"));
+            try {
+                ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(method.getBytes(StandardCharsets.US_ASCII));
+                FrameSizeException e = assertThrows(FrameSizeException.class, () -> http.writeInbound(in));
+                assertTrue(e.getMessage().contains("looks like an HTTP request on the Kafka port"), method + ": " + e.getMessage());
+            } finally {
+                http.finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Test
+    void tlsClientHelloOnAPlaintextPortIsNamed() {
+        // A TLS record header: content type 22 (handshake), version 3.1, length 0x0200; then ClientHello (1).
+        byte[] hello = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03};
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(hello);
+        FrameSizeException e = assertThrows(FrameSizeException.class, () -> channel.writeInbound(in));
+        assertEquals(0x16030102, e.size());
+        assertTrue(e.getMessage().contains("looks like a TLS ClientHello on a plaintext port"), e.getMessage());
+    }
+
+    @Test
+    void zeroLengthFrameIsAnEmptyFrame() {
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(0).writeInt(2).writeShort(0x0102);
+        channel.writeInbound(in);
+        assertFrame(new byte[0], channel.readInbound());
+        assertFrame(new byte[] {1, 2}, channel.readInbound());
+        assertNull(channel.readInbound());
+    }
+
+    @Test
+    void partialFrameAtCloseIsDroppedAndReleased() {
+        ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(10).writeBytes(new byte[] {1, 2, 3});
+        channel.writeInbound(in);
+        assertNull(channel.readInbound());
+        assertFalse(channel.finish(), "a partial frame must not be emitted at close");
+    }
+
+    @Test
+    void rejectsANonPositiveLimit() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new KafkaFrameDecoder(0, "client"));
+        assertEquals("maxFrameBytes must be positive, was 0", e.getMessage());
+    }
+
+    /** The stream cannot be resynchronised after a bad size: later bytes are swallowed, never framed. */
+    private void afterFailureEverythingIsDiscarded() {
+        ByteBuf later = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(2).writeShort(7);
+        channel.writeInbound(later);
+        assertNull(channel.readInbound());
+        assertEquals(0, later.refCnt());
+    }
+
+    private static ByteBuf oneByte(byte b) {
+        return PooledByteBufAllocator.DEFAULT.directBuffer(1).writeByte(b);
+    }
+
+    private static byte[] withPrefix(byte[] body) {
+        byte[] wire = new byte[4 + body.length];
+        wire[0] = (byte) (body.length >>> 24);
+        wire[1] = (byte) (body.length >>> 16);
+        wire[2] = (byte) (body.length >>> 8);
+        wire[3] = (byte) body.length;
+        System.arraycopy(body, 0, wire, 4, body.length);
+        return wire;
+    }
+
+    /** Checks a frame's bytes and releases it: the decoder handed over ownership. */
+    private static void assertFrame(byte[] expected, Object frame) {
+        ByteBuf buf = (ByteBuf) frame;
+        try {
+            assertArrayEquals(expected, ByteBufUtil.getBytes(buf));
+        } finally {
+            buf.release();
+        }
+    }
+}
