@@ -11,7 +11,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
@@ -43,14 +43,16 @@ public final class EventLoops implements AutoCloseable {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final TransportSelection selection;
+    private final IoHandlerFactory ioHandlerFactory;
     private final MultiThreadIoEventLoopGroup group;
     private final List<IoEventLoop> cores;
     private final Map<EventExecutor, Integer> coreIndexes;
     private final int[] pinnedCpus;
 
-    private EventLoops(TransportSelection selection, MultiThreadIoEventLoopGroup group, List<IoEventLoop> cores,
-            int[] pinnedCpus) {
+    private EventLoops(TransportSelection selection, IoHandlerFactory ioHandlerFactory, MultiThreadIoEventLoopGroup group,
+            List<IoEventLoop> cores, int[] pinnedCpus) {
         this.selection = selection;
+        this.ioHandlerFactory = ioHandlerFactory;
         this.group = group;
         this.cores = List.copyOf(cores);
         Map<EventExecutor, Integer> indexes = new IdentityHashMap<>();
@@ -76,8 +78,8 @@ public final class EventLoops implements AutoCloseable {
         int[] cpus = resolvePinning(config.pinning());
         CoreThreadFactory threads = new CoreThreadFactory(config.threadNamePrefix(), cpus);
         Transport transport = selection.transport();
-        MultiThreadIoEventLoopGroup group =
-                new MultiThreadIoEventLoopGroup(config.loopCount(), threads, transport.newIoHandlerFactory());
+        IoHandlerFactory ioHandlerFactory = transport.newIoHandlerFactory();
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(config.loopCount(), threads, ioHandlerFactory);
         try {
             List<IoEventLoop> cores = new ArrayList<>(config.loopCount());
             for (EventExecutor executor : group) {
@@ -97,7 +99,7 @@ public final class EventLoops implements AutoCloseable {
                 threads.pinningFailures().forEach(failure::addSuppressed);
                 throw failure;
             }
-            EventLoops loops = new EventLoops(selection, group, cores, cpus.length == 0 ? new int[0] : pinned);
+            EventLoops loops = new EventLoops(selection, ioHandlerFactory, group, cores, cpus.length == 0 ? new int[0] : pinned);
             LOG.info("{} event loops started on {}{}", cores.size(), transport.configName(),
                     cpus.length == 0 ? ", not pinned" : ", pinned to cpus " + describePinning(pinned));
             return loops;
@@ -117,8 +119,16 @@ public final class EventLoops implements AutoCloseable {
         return selection.transport();
     }
 
+    /**
+     * The {@code IoHandler} factory the loops were built with (one handler per loop), e.g. to build an
+     * extra single loop on the same transport for a test or a side task.
+     */
+    public IoHandlerFactory ioHandlerFactory() {
+        return ioHandlerFactory;
+    }
+
     /** The whole group, e.g. for a {@code ServerBootstrap}'s parent and child groups. */
-    public IoEventLoopGroup group() {
+    public MultiThreadIoEventLoopGroup group() {
         return group;
     }
 

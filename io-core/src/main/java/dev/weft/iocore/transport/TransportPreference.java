@@ -35,6 +35,15 @@ public enum TransportPreference {
         return forced;
     }
 
+    /** The preference that forces {@code transport}. */
+    public static TransportPreference forcing(Transport transport) {
+        return switch (transport) {
+            case IO_URING -> IO_URING;
+            case EPOLL -> EPOLL;
+            case NIO -> NIO;
+        };
+    }
+
     /**
      * Parses a configuration value, case-insensitively; {@code io-uring} and {@code iouring} are
      * accepted for {@code io_uring}.
