@@ -1,0 +1,34 @@
+package dev.weft.testkit;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+
+/**
+ * One KRaft node (broker, controller or both) of a {@link KafkaCluster}, running either in this JVM
+ * ({@link EmbeddedNode}) or in a JVM of its own ({@link ForkedNode}). A node can be started again after
+ * it was stopped or killed; it keeps its id, directories and ports.
+ *
+ * <p>Not thread-safe on its own: {@link KafkaCluster} serialises calls per cluster.
+ */
+sealed interface KafkaNode permits EmbeddedNode, ForkedNode {
+
+    int nodeId();
+
+    /** Starts the node and returns once it serves requests (a broker is registered and unfenced). */
+    void start(Duration timeout) throws Exception;
+
+    /**
+     * Shuts the node down cleanly. A positive {@code controlledShutdownTimeout} first asks the
+     * controller to move partition leadership away (controlled shutdown) and waits up to that long for
+     * it; {@link Duration#ZERO} skips that step, which is what closing a whole cluster wants.
+     */
+    void stop(Duration controlledShutdownTimeout);
+
+    /** Stops the node as abruptly as the mode allows: SIGKILL for a forked node. */
+    void kill();
+
+    boolean isRunning();
+
+    /** The operating-system process id of a forked node while it runs; empty for an in-JVM node. */
+    OptionalLong pid();
+}
