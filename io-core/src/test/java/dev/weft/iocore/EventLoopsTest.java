@@ -13,7 +13,11 @@ import dev.weft.iocore.affinity.CpuList;
 import dev.weft.iocore.affinity.CpuPinning;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.iocore.testing.LogCapture;
+import dev.weft.iocore.transport.Transport;
 import dev.weft.iocore.transport.TransportPreference;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -35,6 +39,11 @@ class EventLoopsTest {
         assertTrue(config.pinning() instanceof CpuPinning.Off, "pinning is off by default");
         try (LogCapture log = LogCapture.of(EventLoops.class); EventLoops loops = EventLoops.start(config)) {
             assertEquals(config.loopCount(), loops.coreCount());
+            if (IoUring.isAvailable()) {
+                assertSame(Transport.IO_URING, loops.transport(), "io_uring is the default where the kernel has it");
+                assertSame(IoUringServerSocketChannel.class, loops.serverChannelClass());
+                assertSame(IoUringSocketChannel.class, loops.socketChannelClass());
+            }
             assertEquals(List.of(loops.coreCount() + " event loops started on " + loops.transport().configName()
                     + ", not pinned"), log.messages(Level.INFO));
             for (int i = 0; i < loops.coreCount(); i++) {

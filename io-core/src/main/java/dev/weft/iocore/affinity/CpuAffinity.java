@@ -187,6 +187,7 @@ public final class CpuAffinity {
         final MethodHandle setAffinity;
         final MethodHandle getAffinity;
 
+        @SuppressWarnings("restricted") // native access is the point; the JVM flag is documented above
         Handles(Linker linker) {
             SymbolLookup libc = linker.defaultLookup();
             Linker.Option errno = Linker.Option.captureCallState("errno");

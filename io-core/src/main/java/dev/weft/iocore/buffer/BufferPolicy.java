@@ -104,14 +104,14 @@ public final class BufferPolicy {
         return bootstrap
                 .option(ChannelOption.ALLOCATOR, allocator)
                 .childOption(ChannelOption.ALLOCATOR, allocator)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, recvAllocator);
+                .childOption(ChannelOption.RECVBUF_ALLOCATOR, recvAllocator);
     }
 
     /** Sets the allocator and read sizing on client (upstream) channels. */
     public Bootstrap applyTo(Bootstrap bootstrap) {
         return bootstrap
                 .option(ChannelOption.ALLOCATOR, allocator)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, recvAllocator);
+                .option(ChannelOption.RECVBUF_ALLOCATOR, recvAllocator);
     }
 
     /** Applies the policy to a channel created without a bootstrap (e.g. in tests). */

@@ -2,6 +2,7 @@ package dev.weft.iocore.metrics;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * One core's counters: plain {@code long}s written only by the owning loop and published with release
@@ -48,6 +49,6 @@ public final class CoreCounters {
     }
 
     private int slot(int index) {
-        return PAD + java.util.Objects.checkIndex(index, count);
+        return PAD + Objects.checkIndex(index, count);
     }
 }

@@ -1,5 +1,7 @@
 package dev.weft.iocore.transport;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,7 +19,7 @@ public record TransportSelection(Transport transport, TransportPreference prefer
     public TransportSelection {
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(preference, "preference");
-        skipped = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(skipped));
+        skipped = Collections.unmodifiableMap(new LinkedHashMap<>(skipped));
     }
 
     /** True when a better transport was unavailable (worth a warning: throughput and latency suffer). */

@@ -36,7 +36,8 @@ class BufferPolicyTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         try {
             policy.applyTo(channel.config());
-            RecvByteBufAllocator.Handle handle = channel.config().<RecvByteBufAllocator>getRecvByteBufAllocator().newHandle();
+            RecvByteBufAllocator.ExtendedHandle handle = (RecvByteBufAllocator.ExtendedHandle)
+                    channel.config().<RecvByteBufAllocator>getRecvByteBufAllocator().newHandle();
             assertEquals(16 * 1024, handle.guess(), "a new connection starts at the initial size");
 
             int largest = 0;
@@ -75,7 +76,7 @@ class BufferPolicyTest {
      * Simulates one read loop iteration the way a Netty channel drives its handle, and returns the
      * size the handle will use for the next read.
      */
-    private static int guessAfterRead(RecvByteBufAllocator.Handle handle, EmbeddedChannel channel, Fill fill) {
+    private static int guessAfterRead(RecvByteBufAllocator.ExtendedHandle handle, EmbeddedChannel channel, Fill fill) {
         handle.reset(channel.config());
         ByteBuf buffer = handle.allocate(channel.alloc()); // returns retained: released below
         try {
