@@ -1,0 +1,145 @@
+package dev.weft.protocol.produce;
+
+import dev.weft.protocol.header.RequestHeaderView;
+import dev.weft.protocol.skim.FrameAssembler;
+import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.WireWrite;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * Splits a Produce request: builds a new request, same API version, holding a chosen subset of a
+ * {@link ProduceRequestSkim}'s partitions, in their original order.
+ *
+ * <p>The output is a whole frame, <b>4-byte size prefix included</b>, ready for the socket: a
+ * {@link io.netty.buffer.CompositeByteBuf} of small newly written metadata (header, counts, topic keys,
+ * partition indexes and tagged fields copied from the client's request) and <em>retained slices</em>
+ * of the client's records fields. Record bytes are never copied, so the bytes allocated per split do
+ * not grow with the size of the batches. Topics none of whose partitions are chosen are left out.
+ *
+ * <p>The header is the client's (client id and header tagged fields copied) with the given correlation
+ * id, unless {@link #clientId(CharSequence)} sets another client id.
+ *
+ * <p>One instance per core, reused; not thread-safe.
+ */
+public final class ProduceRequestBuilder {
+
+    private final FrameAssembler out = new FrameAssembler();
+    private int[] selectedPerTopic = new int[16];
+    private CharSequence clientId;
+
+    /**
+     * Sets the client id written into every request built from now on; null (the default) copies the
+     * client's. Kept by reference.
+     */
+    public ProduceRequestBuilder clientId(CharSequence clientId) {
+        this.clientId = clientId;
+        return this;
+    }
+
+    /**
+     * Builds the sub-request for one route of a split: the partitions {@code i} with
+     * {@code routeOf[i] == route}.
+     *
+     * @param skim the client's request; its frame is borrowed, the result holds retained slices of it
+     * @param routeOf per partition of the skim (0..partitionCount()-1), the route it goes to
+     * @return the whole frame, size prefix included; the caller takes ownership
+     */
+    public ByteBuf build(ProduceRequestSkim skim, int[] routeOf, int route, int correlationId, ByteBufAllocator alloc) {
+        return build(skim, null, routeOf, route, correlationId, alloc);
+    }
+
+    /**
+     * Builds a request holding the partitions {@code i} of the skim whose bit is set in {@code partitions}.
+     *
+     * @param skim the client's request; its frame is borrowed, the result holds retained slices of it
+     * @return the whole frame, size prefix included; the caller takes ownership
+     */
+    public ByteBuf build(ProduceRequestSkim skim, BitSet partitions, int correlationId, ByteBufAllocator alloc) {
+        return build(skim, partitions, null, 0, correlationId, alloc);
+    }
+
+    private ByteBuf build(ProduceRequestSkim skim, BitSet bits, int[] routeOf, int route, int correlationId,
+                          ByteBufAllocator alloc) {
+        ByteBuf src = skim.buffer();
+        TopicTable topics = skim.topics();
+        boolean flexible = skim.flexible();
+        int topicCount = topics.count();
+        if (selectedPerTopic.length < topicCount) {
+            selectedPerTopic = Arrays.copyOf(selectedPerTopic, Math.max(topicCount, selectedPerTopic.length * 2));
+        }
+        int chosenTopics = 0;
+        for (int t = 0; t < topicCount; t++) {
+            int first = topics.firstPartition(t);
+            int n = 0;
+            for (int i = first; i < first + topics.partitionCount(t); i++) {
+                if (bits != null ? bits.get(i) : routeOf[i] == route) {
+                    n++;
+                }
+            }
+            selectedPerTopic[t] = n;
+            if (n > 0) {
+                chosenTopics++;
+            }
+        }
+        RequestHeaderView header = skim.header();
+        int headerBytes = skim.bodyOffset() - header.offset();
+        if (clientId != null) {
+            headerBytes += ByteBufUtil.utf8Bytes(clientId);
+        }
+        long metadata = 4L + headerBytes + (skim.endOffset() - skim.bodyOffset()) - skim.recordsBytes();
+        out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata));
+        try {
+            writeHeader(header, correlationId);
+            out.copy(src, skim.bodyOffset(), skim.topicsOffset()); // transactional_id, acks, timeout_ms
+            WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
+            for (int t = 0; t < topicCount; t++) {
+                if (selectedPerTopic[t] == 0) {
+                    continue;
+                }
+                out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
+                WireWrite.writeArrayLength(out.meta(5), flexible, selectedPerTopic[t]);
+                int first = topics.firstPartition(t);
+                for (int i = first; i < first + topics.partitionCount(t); i++) {
+                    if (bits != null ? bits.get(i) : routeOf[i] == route) {
+                        int records = skim.recordsOffset(i);
+                        int recordsEnd = records + Math.max(0, skim.recordsLength(i));
+                        out.copy(src, skim.partitionOffset(i), records);          // index, records length
+                        out.appendSlice(src, records, recordsEnd - records);       // the batches: a retained slice
+                        out.copy(src, recordsEnd, skim.partitionEnd(i));           // partition tagged fields
+                    }
+                }
+                out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
+            }
+            out.copy(src, skim.trailerOffset(), skim.endOffset());                // top-level tagged fields
+            return out.finish();
+        } catch (RuntimeException | Error e) {
+            out.abort();
+            throw e;
+        }
+    }
+
+    private void writeHeader(RequestHeaderView header, int correlationId) {
+        ByteBuf src = header.buffer();
+        int start = header.offset();
+        int body = header.bodyOffset();
+        if (clientId == null) {
+            ByteBuf meta = out.meta(body - start);
+            int at = meta.writerIndex();
+            meta.writeBytes(src, start, body - start);
+            meta.setInt(at + RequestHeaderView.CORRELATION_ID_OFFSET, correlationId);
+            return;
+        }
+        int oldClientId = Math.max(0, header.clientIdLength());
+        int headerTags = start + RequestHeaderView.FIXED_LENGTH + oldClientId;
+        ByteBuf meta = out.meta(RequestHeaderView.FIXED_LENGTH + ByteBufUtil.utf8Bytes(clientId) + (body - headerTags));
+        meta.writeShort(header.apiKey());
+        meta.writeShort(header.apiVersion());
+        meta.writeInt(correlationId);
+        WireWrite.writeString(meta, false, clientId); // client_id stays an int16 string in header v2
+        meta.writeBytes(src, headerTags, body - headerTags);
+    }
+}
