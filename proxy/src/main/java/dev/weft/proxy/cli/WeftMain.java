@@ -1,0 +1,146 @@
+package dev.weft.proxy.cli;
+
+import dev.weft.proxy.config.ConfigException;
+import dev.weft.proxy.config.ConfigLoader;
+import dev.weft.proxy.config.WeftConfig;
+import dev.weft.proxy.net.FreePorts;
+import dev.weft.proxy.server.WeftProxy;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The {@code weft} command line:
+ * <pre>
+ *   weft run --config FILE     run the proxy
+ *   weft validate FILE         check a config file and exit (0 = valid, 2 = not)
+ *   weft demo                  start real local Kafka behind the proxy and print what to try
+ * </pre>
+ */
+public final class WeftMain {
+
+    private WeftMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs a command; returns the process exit code. Blocks for {@code run} and {@code demo}. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        String command = args.length == 0 ? "help" : args[0];
+        try {
+            return switch (command) {
+                case "run" -> runProxy(configArg(args, 1), out);
+                case "validate" -> validate(args.length > 1 ? args[1] : null, out, err);
+                case "demo" -> demo(out);
+                case "help", "--help", "-h" -> usage(out, 0);
+                default -> {
+                    err.println("weft: unknown command '" + command + "'");
+                    yield usage(err, 2);
+                }
+            };
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            return 2;
+        } catch (UsageException e) {
+            err.println("weft: " + e.getMessage());
+            return usage(err, 2);
+        }
+    }
+
+    private static int usage(PrintStream out, int code) {
+        out.println("usage: weft run --config FILE | weft validate FILE | weft demo");
+        return code;
+    }
+
+    private static String configArg(String[] args, int from) {
+        for (int i = from; i < args.length; i++) {
+            if (args[i].equals("--config") || args[i].equals("-c")) {
+                if (i + 1 < args.length) {
+                    return args[i + 1];
+                }
+            } else if (args[i].startsWith("--config=")) {
+                return args[i].substring("--config=".length());
+            }
+        }
+        throw new UsageException("run needs --config FILE");
+    }
+
+    private static int validate(String file, PrintStream out, PrintStream err) throws ConfigException {
+        if (file == null) {
+            throw new UsageException("validate needs a FILE");
+        }
+        WeftConfig config = ConfigLoader.load(Path.of(file));
+        out.println(file + ": valid (" + config.clusters().size() + " cluster(s), "
+                + config.virtualClusters().size() + " virtual cluster(s))");
+        return 0;
+    }
+
+    private static int runProxy(String file, PrintStream out) throws ConfigException {
+        WeftConfig config = ConfigLoader.load(Path.of(file));
+        WeftProxy proxy = WeftProxy.start(config);
+        for (String vc : config.virtualClusters().keySet()) {
+            out.println("weft: virtual cluster '" + vc + "' at " + String.join(", ", proxy.bootstrapAddresses(vc))
+                    + " (transport " + proxy.transport() + ")");
+        }
+        awaitShutdown(proxy);
+        return 0;
+    }
+
+    private static int demo(PrintStream out) throws ConfigException {
+        int port = FreePorts.rangeFrom(9192, 4);
+        String yaml = """
+                clusters:
+                  demo:
+                    embedded: { brokers: 3 }
+                virtualClusters:
+                  demo:
+                    target: { cluster: demo }
+                    gateways:
+                      - name: plain
+                        bind: "127.0.0.1:%d"
+                        advertisedHost: 127.0.0.1
+                        brokerPorts: { start: %d, nodeIds: "0-2" }
+                """.formatted(port, port + 1);
+        WeftConfig config = ConfigLoader.parse(yaml, "weft demo (built-in config)");
+        out.println("weft demo: starting a real 3-broker Kafka cluster (KRaft, in-process) and Weft in front of it ...");
+        WeftProxy proxy = WeftProxy.start(config);
+        String bootstrap = proxy.bootstrapAddresses("demo").get(0);
+        out.println();
+        out.println("  Kafka (direct):   " + proxy.embeddedClusters().get(0).bootstrapServers());
+        out.println("  Weft bootstrap:   " + bootstrap + "   (transport " + proxy.transport() + ")");
+        out.println();
+        out.println("  Try it (in another terminal):");
+        out.println("    kcat -b " + bootstrap + " -L");
+        out.println("    echo 'hello weft' | kcat -b " + bootstrap + " -t demo -P");
+        out.println("    kcat -b " + bootstrap + " -t demo -C -e");
+        out.println("  or with the Kafka CLI tools:");
+        out.println("    kafka-console-producer.sh --bootstrap-server " + bootstrap + " --topic demo");
+        out.println("    kafka-console-consumer.sh --bootstrap-server " + bootstrap + " --topic demo --from-beginning");
+        out.println();
+        out.println("  Ctrl-C stops Weft and the Kafka cluster and removes their files.");
+        awaitShutdown(proxy);
+        return 0;
+    }
+
+    /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then closes the proxy. */
+    private static void awaitShutdown(WeftProxy proxy) {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            proxy.close();
+            stopped.countDown();
+        }, "weft-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,264 @@
+package dev.weft.proxy.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.weft.proxy.config.WeftConfig.ClusterConfig;
+import dev.weft.proxy.config.WeftConfig.EmbeddedCluster;
+import dev.weft.proxy.config.WeftConfig.GatewayConfig;
+import dev.weft.proxy.config.WeftConfig.NodeAddressing;
+import dev.weft.proxy.config.WeftConfig.ServerSettings;
+import dev.weft.proxy.config.WeftConfig.Topology;
+import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads and validates a Weft YAML file. Every problem is reported at once, each naming the file, the
+ * path in the document and what is wrong (see {@link ConfigException}). The format:
+ *
+ * <pre>
+ * server:                      # optional
+ *   transport: auto            # auto | io_uring | epoll | nio
+ *   eventLoops: 0              # 0 = one per core
+ *   pinThreads: false
+ *   maxFrameBytes: 100MiB
+ *   connectTimeoutMs: 10000
+ *   drainTimeoutMs: 5000
+ * clusters:
+ *   local:   { bootstrap: "127.0.0.1:9092,127.0.0.1:9093" }
+ *   sandbox: { embedded: { brokers: 3 } }
+ * virtualClusters:
+ *   main:
+ *     target: { cluster: local }
+ *     topology: mirrored
+ *     gateways:
+ *       - name: plain
+ *         bind: "0.0.0.0:9192"
+ *         advertisedHost: localhost        # default: the bind host, or localhost for 0.0.0.0
+ *         nodes: port-per-broker
+ *         brokerPorts: { start: 9193, nodeIds: "0-15" }   # default start: bind port + 1
+ * </pre>
+ */
+public final class ConfigLoader {
+
+    private static final YAMLMapper YAML = new YAMLMapper();
+
+    private ConfigLoader() {
+    }
+
+    public static WeftConfig load(Path file) throws ConfigException {
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new ConfigException(List.of(file + ": cannot read the file: " + e.getMessage()));
+        }
+        return parse(text, file.toString());
+    }
+
+    public static WeftConfig parse(String yaml, String source) throws ConfigException {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            var loc = e.getLocation();
+            throw new ConfigException(List.of(source + (loc != null ? ":" + loc.getLineNr() + ":" + loc.getColumnNr() : "")
+                    + ": not valid YAML: " + e.getOriginalMessage()));
+        }
+        ConfigNode.Problems problems = new ConfigNode.Problems(source);
+        ConfigNode doc = new ConfigNode(root, "", problems);
+        if (doc.isMissing()) {
+            problems.add("the file is empty: it needs at least 'clusters' and 'virtualClusters'");
+            throw problems.toException();
+        }
+        doc.allowOnly(Set.of("server", "clusters", "virtualClusters"));
+        ServerSettings server = server(doc.get("server"));
+        Map<String, ClusterConfig> clusters = clusters(doc.get("clusters"));
+        Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters);
+        checkPortsUnique(virtualClusters, problems);
+        if (!problems.isEmpty()) {
+            throw problems.toException();
+        }
+        return new WeftConfig(source, server, clusters, virtualClusters);
+    }
+
+    private static ServerSettings server(ConfigNode n) {
+        n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs"));
+        String transport = n.get("transport").text("auto");
+        if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
+            n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
+        }
+        return new ServerSettings(
+                transport,
+                n.get("eventLoops").integer(0, 0, 1024),
+                n.get("pinThreads").bool(false),
+                (int) n.get("maxFrameBytes").bytes(100L << 20, 1024, Integer.MAX_VALUE),
+                n.get("connectTimeoutMs").integer(10_000, 1, 600_000),
+                n.get("drainTimeoutMs").integer(5_000, 0, 600_000));
+    }
+
+    private static Map<String, ClusterConfig> clusters(ConfigNode n) {
+        Map<String, ClusterConfig> out = new LinkedHashMap<>();
+        if (n.isMissing()) {
+            n.problem("is required: name at least one Kafka cluster");
+            return out;
+        }
+        for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
+            ConfigNode c = e.getValue();
+            if (!c.requireObject()) {
+                continue;
+            }
+            c.allowOnly(Set.of("bootstrap", "embedded"));
+            ConfigNode bootstrap = c.get("bootstrap");
+            ConfigNode embedded = c.get("embedded");
+            if (bootstrap.isMissing() == embedded.isMissing()) {
+                c.problem("needs exactly one of 'bootstrap' (a running cluster) or 'embedded' (start one in-process)");
+                continue;
+            }
+            if (!embedded.isMissing()) {
+                embedded.allowOnly(Set.of("brokers"));
+                out.put(e.getKey(), new ClusterConfig(e.getKey(), List.of(),
+                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9))));
+                continue;
+            }
+            List<HostPort> addresses = new ArrayList<>();
+            for (String part : bootstrap.text("").split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                try {
+                    addresses.add(HostPort.parse(part, false));
+                } catch (IllegalArgumentException ex) {
+                    bootstrap.problem(ex.getMessage());
+                }
+            }
+            if (addresses.isEmpty()) {
+                bootstrap.problem("names no broker address (expected host:port[,host:port...])");
+            }
+            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null));
+        }
+        if (out.isEmpty() && !n.isMissing()) {
+            n.problem("is empty: name at least one Kafka cluster");
+        }
+        return out;
+    }
+
+    private static Map<String, VirtualClusterConfig> virtualClusters(ConfigNode n, Map<String, ClusterConfig> clusters) {
+        Map<String, VirtualClusterConfig> out = new LinkedHashMap<>();
+        if (n.isMissing()) {
+            n.problem("is required: name at least one virtual cluster for clients to connect to");
+            return out;
+        }
+        for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
+            ConfigNode v = e.getValue();
+            if (!v.requireObject()) {
+                continue;
+            }
+            v.allowOnly(Set.of("target", "topology", "gateways"));
+            ConfigNode target = v.get("target");
+            String cluster = null;
+            if (target.requireObject()) {
+                target.allowOnly(Set.of("cluster"));
+                cluster = target.get("cluster").requiredText();
+                if (cluster != null && !clusters.containsKey(cluster)) {
+                    target.get("cluster").problem("no cluster named '" + cluster + "' (clusters: "
+                            + String.join(", ", clusters.keySet()) + ")");
+                }
+            }
+            Topology topology = v.get("topology").choice(Topology.class, Topology.MIRRORED);
+            List<GatewayConfig> gateways = new ArrayList<>();
+            Set<String> names = new java.util.HashSet<>();
+            List<ConfigNode> gatewayNodes = v.get("gateways").elements();
+            if (gatewayNodes.isEmpty()) {
+                v.get("gateways").problem("is required: at least one gateway (where clients connect)");
+            }
+            for (ConfigNode g : gatewayNodes) {
+                GatewayConfig gateway = gateway(g);
+                if (gateway == null) {
+                    continue;
+                }
+                if (!names.add(gateway.name())) {
+                    g.get("name").problem("'" + gateway.name() + "' is already the name of another gateway of '" + e.getKey() + "'");
+                }
+                gateways.add(gateway);
+            }
+            out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, topology, List.copyOf(gateways)));
+        }
+        return out;
+    }
+
+    private static GatewayConfig gateway(ConfigNode g) {
+        if (!g.requireObject()) {
+            return null;
+        }
+        g.allowOnly(Set.of("name", "bind", "advertisedHost", "nodes", "brokerPorts"));
+        String name = g.get("name").requiredText();
+        String bindText = g.get("bind").requiredText();
+        if (name == null || bindText == null) {
+            return null;
+        }
+        HostPort bind;
+        try {
+            bind = HostPort.parse(bindText, false);
+        } catch (IllegalArgumentException ex) {
+            g.get("bind").problem(ex.getMessage());
+            return null;
+        }
+        String advertised = g.get("advertisedHost").text(defaultAdvertisedHost(bind.host()));
+        NodeAddressing nodes = g.get("nodes").choice(NodeAddressing.class, NodeAddressing.PORT_PER_BROKER);
+        ConfigNode ports = g.get("brokerPorts");
+        ports.allowOnly(Set.of("start", "nodeIds"));
+        int start = ports.get("start").integer(bind.port() + 1, 1, 65535);
+        NodeIdRange ids;
+        try {
+            ids = NodeIdRange.parse(ports.get("nodeIds").text("0-15"));
+        } catch (IllegalArgumentException ex) {
+            ports.get("nodeIds").problem(ex.getMessage());
+            return null;
+        }
+        if ((long) start + ids.size() - 1 > 65535) {
+            ports.problem("ports " + start + " to " + (start + ids.size() - 1) + " for node ids " + ids + " run past 65535");
+            return null;
+        }
+        return new GatewayConfig(name, bind, advertised, nodes, start, ids);
+    }
+
+    private static String defaultAdvertisedHost(String bindHost) {
+        return bindHost.equals("0.0.0.0") || bindHost.equals("::") ? "localhost" : bindHost;
+    }
+
+    /** Every bootstrap and broker port of every gateway must be distinct. */
+    private static void checkPortsUnique(Map<String, VirtualClusterConfig> virtualClusters, ConfigNode.Problems problems) {
+        Map<Integer, String> owners = new HashMap<>();
+        for (VirtualClusterConfig vc : virtualClusters.values()) {
+            for (int i = 0; i < vc.gateways().size(); i++) {
+                GatewayConfig g = vc.gateways().get(i);
+                String path = "virtualClusters." + vc.name() + ".gateways[" + i + "]";
+                String owner = "gateway '" + g.name() + "' of '" + vc.name() + "'";
+                claim(owners, g.bind().port(), owner + " (bootstrap)", path + ".bind", problems);
+                for (int id = g.nodeIds().first(); id <= g.nodeIds().last(); id++) {
+                    if (!claim(owners, g.brokerPort(id), owner + " (node " + id + ")", path + ".brokerPorts", problems)) {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean claim(Map<Integer, String> owners, int port, String owner, String path, ConfigNode.Problems problems) {
+        String previous = owners.putIfAbsent(port, owner);
+        if (previous != null) {
+            problems.add(path + ": port " + port + " is already used by " + previous);
+            return false;
+        }
+        return true;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.weft.proxy.config;
+
+import java.util.Map;
+
+/**
+ * A whole, validated Weft configuration: see {@link ConfigLoader} for the file format.
+ *
+ * @param source where it was read from, for messages
+ * @param server process-wide settings (event loops, transport, limits)
+ * @param clusters the real Kafka clusters behind the proxy, by name
+ * @param virtualClusters what clients connect to, by name
+ */
+public record WeftConfig(
+        String source,
+        ServerSettings server,
+        Map<String, ClusterConfig> clusters,
+        Map<String, VirtualClusterConfig> virtualClusters) {
+
+    /**
+     * @param transport "auto", "io_uring", "epoll" or "nio"
+     * @param eventLoops number of event loops; 0 means one per available core
+     * @param pinThreads pin each event loop thread to its own CPU
+     * @param maxFrameBytes largest Kafka frame accepted from a client or broker
+     * @param connectTimeoutMillis how long an upstream connection attempt may take
+     * @param drainTimeoutMillis on shutdown, how long in-flight requests may take to finish
+     */
+    public record ServerSettings(
+            String transport,
+            int eventLoops,
+            boolean pinThreads,
+            int maxFrameBytes,
+            int connectTimeoutMillis,
+            int drainTimeoutMillis) {
+    }
+
+    /**
+     * A real Kafka cluster: reached through {@code bootstrap}, or started in-process when
+     * {@code embedded} is set (for the demo and local trials).
+     */
+    public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded) {
+        public boolean isEmbedded() {
+            return embedded != null;
+        }
+    }
+
+    /** A real KRaft cluster the proxy starts in-process (testkit). */
+    public record EmbeddedCluster(int brokers) {
+    }
+
+    /** How virtual broker addresses are laid out (DESIGN §4). */
+    public enum Topology {
+        /** One virtual broker per upstream broker. */
+        MIRRORED
+    }
+
+    /** How a gateway gives each virtual broker an address. */
+    public enum NodeAddressing {
+        /** A bootstrap port plus one port per virtual node id. */
+        PORT_PER_BROKER
+    }
+
+    /**
+     * @param name unique within the virtual cluster
+     * @param bind bootstrap listen address
+     * @param advertisedHost the host name clients are told to connect to
+     * @param nodes addressing scheme
+     * @param brokerPortStart port of the first node id in {@code nodeIds}
+     * @param nodeIds the node ids that get a port
+     */
+    public record GatewayConfig(
+            String name,
+            HostPort bind,
+            String advertisedHost,
+            NodeAddressing nodes,
+            int brokerPortStart,
+            NodeIdRange nodeIds) {
+
+        /** The port clients use for virtual node {@code nodeId}, or -1 when it has none. */
+        public int brokerPort(int nodeId) {
+            return nodeIds.contains(nodeId) ? brokerPortStart + (nodeId - nodeIds.first()) : -1;
+        }
+    }
+
+    public record VirtualClusterConfig(
+            String name,
+            String targetCluster,
+            Topology topology,
+            java.util.List<GatewayConfig> gateways) {
+    }
+}

@@ -1,0 +1,159 @@
+package dev.weft.proxy.server;
+
+import dev.weft.iocore.EventLoops;
+import dev.weft.iocore.EventLoopsConfig;
+import dev.weft.iocore.affinity.CpuPinning;
+import dev.weft.iocore.buffer.BufferPolicy;
+import dev.weft.iocore.transport.Transport;
+import dev.weft.iocore.transport.TransportPreference;
+import dev.weft.proxy.config.HostPort;
+import dev.weft.proxy.config.WeftConfig;
+import dev.weft.proxy.config.WeftConfig.ClusterConfig;
+import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
+import dev.weft.proxy.gateway.PortPerBrokerGateway;
+import dev.weft.proxy.session.SessionSettings;
+import dev.weft.proxy.upstream.UpstreamCluster;
+import dev.weft.testkit.KafkaCluster;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Weft: event loops, the upstream clusters (and any embedded ones it started), and the
+ * gateways of every virtual cluster. {@link #start} returns once every port is bound; {@link #close}
+ * stops accepting, lets in-flight work finish up to the drain timeout, and releases everything.
+ */
+public final class WeftProxy implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WeftProxy.class);
+    /** Requests a client may pipeline before its upstream connection is up (clients send 1–2). */
+    private static final int MAX_PENDING_FRAMES = 64;
+
+    private final WeftConfig config;
+    private final List<KafkaCluster> embedded = new ArrayList<>();
+    private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
+    private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
+    private EventLoops loops;
+
+    private WeftProxy(WeftConfig config) {
+        this.config = config;
+    }
+
+    /** Starts everything the config describes; on any failure, stops what was started and rethrows. */
+    public static WeftProxy start(WeftConfig config) {
+        WeftProxy proxy = new WeftProxy(config);
+        try {
+            proxy.startUp();
+            return proxy;
+        } catch (RuntimeException | Error e) {
+            proxy.close();
+            throw e;
+        }
+    }
+
+    private void startUp() {
+        for (ClusterConfig c : config.clusters().values()) {
+            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), Map.of()));
+        }
+        WeftConfig.ServerSettings server = config.server();
+        EventLoopsConfig loopsConfig = EventLoopsConfig.defaults()
+                .withTransport(TransportPreference.parse(server.transport()))
+                .withPinning(server.pinThreads() ? CpuPinning.allowedCpus() : CpuPinning.off());
+        if (server.eventLoops() > 0) {
+            loopsConfig = loopsConfig.withLoopCount(server.eventLoops());
+        }
+        loops = EventLoops.start(loopsConfig);
+        BufferPolicy buffers = BufferPolicy.defaults();
+        SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
+                server.connectTimeoutMillis(), MAX_PENDING_FRAMES);
+        for (VirtualClusterConfig vc : config.virtualClusters().values()) {
+            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
+            virtualClusters.put(vc.name(), runtime);
+            runtime.bind(loops, buffers, sessions);
+        }
+        for (UpstreamCluster c : clusters.values()) {
+            c.refresh().whenComplete((topology, error) -> {
+                if (error == null) {
+                    LOG.info("cluster '{}' ({}): brokers {}", c.name(), topology.clusterId(),
+                            topology.brokers().stream().map(b -> b.nodeId() + "@" + b.hostPort()
+                                    + (b.rack() != null ? " rack " + b.rack() : "")).toList());
+                }
+            });
+        }
+    }
+
+    private List<InetSocketAddress> bootstrapOf(ClusterConfig c) {
+        List<HostPort> addresses = c.bootstrap();
+        if (c.isEmbedded()) {
+            LOG.info("cluster '{}': starting an embedded Kafka cluster of {} broker(s)", c.name(), c.embedded().brokers());
+            KafkaCluster kafka = KafkaCluster.builder().brokers(c.embedded().brokers()).build();
+            embedded.add(kafka);
+            kafka.start();
+            addresses = new ArrayList<>();
+            for (String part : kafka.bootstrapServers().split(",")) {
+                addresses.add(HostPort.parse(part, false));
+            }
+            LOG.info("cluster '{}': embedded Kafka running at {}", c.name(), kafka.bootstrapServers());
+        }
+        List<InetSocketAddress> resolved = new ArrayList<>();
+        for (HostPort hp : addresses) {
+            resolved.add(new InetSocketAddress(hp.host(), hp.port()));
+        }
+        return resolved;
+    }
+
+    /** The transport the event loops use (io_uring where the kernel allows). */
+    public Transport transport() {
+        return loops.transport();
+    }
+
+    public EventLoops loops() {
+        return loops;
+    }
+
+    /** The bootstrap address of each gateway of a virtual cluster, as clients should be given it. */
+    public List<String> bootstrapAddresses(String virtualCluster) {
+        VirtualClusterRuntime vc = virtualClusters.get(virtualCluster);
+        if (vc == null) {
+            throw new IllegalArgumentException("no virtual cluster named '" + virtualCluster + "'");
+        }
+        return vc.gateways().stream().map(PortPerBrokerGateway::bootstrapAddress).toList();
+    }
+
+    public UpstreamCluster cluster(String name) {
+        return clusters.get(name);
+    }
+
+    /** Embedded clusters this proxy started (the demo's), in config order. */
+    public List<KafkaCluster> embeddedClusters() {
+        return List.copyOf(embedded);
+    }
+
+    @Override
+    public void close() {
+        for (VirtualClusterRuntime vc : virtualClusters.values()) {
+            vc.close(); // stop accepting first
+        }
+        if (loops != null) {
+            Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
+            loops.shutdownGracefully(Duration.ofMillis(Math.min(200, drain.toMillis())), drain.plusSeconds(5))
+                    .awaitUninterruptibly(drain.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        }
+        for (UpstreamCluster c : clusters.values()) {
+            c.close();
+        }
+        for (KafkaCluster k : embedded) {
+            try {
+                k.close();
+            } catch (Exception e) {
+                LOG.warn("stopping an embedded Kafka cluster failed: {}", e.toString());
+            }
+        }
+    }
+}

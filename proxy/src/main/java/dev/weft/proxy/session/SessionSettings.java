@@ -1,0 +1,22 @@
+package dev.weft.proxy.session;
+
+import dev.weft.iocore.EventLoops;
+import dev.weft.iocore.buffer.BufferPolicy;
+
+/**
+ * What every session of a proxy shares: the event loops (for upstream connections on the session's
+ * own core), the buffer policy and limits.
+ *
+ * @param loops the proxy's event loops
+ * @param buffers allocation policy for upstream channels
+ * @param maxFrameBytes largest frame accepted from a client or a broker
+ * @param connectTimeoutMillis how long connecting to a broker may take
+ * @param maxPendingFrames frames a client may send before its upstream connection is up
+ */
+public record SessionSettings(
+        EventLoops loops,
+        BufferPolicy buffers,
+        int maxFrameBytes,
+        int connectTimeoutMillis,
+        int maxPendingFrames) {
+}

@@ -1,0 +1,183 @@
+package dev.weft.proxy.upstream;
+
+import dev.weft.routing.topology.BrokerEndpoint;
+import dev.weft.routing.topology.ClusterTopology;
+import dev.weft.routing.topology.TopologyHolder;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.common.Node;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One real Kafka cluster behind the proxy: its bootstrap addresses and the topology the proxy knows.
+ *
+ * <p>The topology is filled from the Metadata responses clients receive through the proxy, and
+ * refreshed on demand (at start, when a client asks for a broker the snapshot does not know, when a
+ * broker cannot be reached) with an Admin {@code describeCluster} on kafka-clients' own thread: a
+ * cold path that never runs on an event loop. Addresses are resolved there too, so event loops never
+ * block on DNS.
+ */
+public final class UpstreamCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UpstreamCluster.class);
+
+    private final String name;
+    private final List<InetSocketAddress> bootstrap;
+    private final TopologyHolder topology;
+    private final Map<String, Object> clientProperties;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+    private final AtomicReference<CompletableFuture<ClusterTopology>> refreshing = new AtomicReference<>();
+    private final Object adminLock = new Object();
+    private Admin admin; // guarded by adminLock: created on first refresh, cold path only
+    private volatile boolean closed; // written by close(), read by refresh callbacks
+
+    /**
+     * @param name the cluster's name in the config
+     * @param bootstrap the configured bootstrap addresses (resolved here, at start)
+     * @param clientProperties extra kafka-clients properties for the discovery client (security, timeouts)
+     */
+    public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties) {
+        if (bootstrap.isEmpty()) {
+            throw new IllegalArgumentException("cluster '" + name + "' has no bootstrap address");
+        }
+        this.name = name;
+        this.bootstrap = List.copyOf(bootstrap);
+        this.topology = new TopologyHolder(name);
+        this.clientProperties = Map.copyOf(clientProperties);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public TopologyHolder topology() {
+        return topology;
+    }
+
+    public List<InetSocketAddress> bootstrap() {
+        return bootstrap;
+    }
+
+    /**
+     * A broker to send a bootstrap connection to: round-robin over the known brokers, or over the
+     * configured bootstrap addresses while the topology is still empty.
+     */
+    public InetSocketAddress anyBroker() {
+        ClusterTopology now = topology.current();
+        int turn = Math.floorMod(roundRobin.getAndIncrement(), Integer.MAX_VALUE);
+        if (!now.isEmpty()) {
+            List<BrokerEndpoint> brokers = List.copyOf(now.brokers());
+            BrokerEndpoint b = brokers.get(turn % brokers.size());
+            return resolvedAddress(b);
+        }
+        return bootstrap.get(turn % bootstrap.size());
+    }
+
+    /** Calls back with the address of real broker {@code nodeId}, refreshing the topology first when unknown. */
+    public void resolveBroker(int nodeId, BiConsumer<InetSocketAddress, Throwable> callback) {
+        BrokerEndpoint known = topology.current().broker(nodeId);
+        if (known != null) {
+            callback.accept(resolvedAddress(known), null);
+            return;
+        }
+        refresh().whenComplete((snapshot, error) -> {
+            if (error != null) {
+                callback.accept(null, new IllegalStateException("cannot discover the brokers of cluster '" + name
+                        + "': " + error.getMessage(), error));
+                return;
+            }
+            BrokerEndpoint b = snapshot.broker(nodeId);
+            if (b == null) {
+                callback.accept(null, new IllegalStateException("cluster '" + name + "' has no broker with node id "
+                        + nodeId + " (it has " + snapshot.brokers().stream().map(x -> Integer.toString(x.nodeId())).toList() + ")"));
+            } else {
+                callback.accept(resolvedAddress(b), null);
+            }
+        });
+    }
+
+    private static InetSocketAddress resolvedAddress(BrokerEndpoint b) {
+        // Already resolved by the discovery thread when it could; InetSocketAddress caches the result.
+        return new InetSocketAddress(b.host(), b.port());
+    }
+
+    /** Re-reads the broker list with an Admin client; concurrent callers share one request. */
+    public CompletableFuture<ClusterTopology> refresh() {
+        CompletableFuture<ClusterTopology> mine = new CompletableFuture<>();
+        CompletableFuture<ClusterTopology> running = refreshing.compareAndExchange(null, mine);
+        if (running != null) {
+            return running;
+        }
+        try {
+            DescribeClusterResult result = admin().describeCluster(new DescribeClusterOptions().timeoutMs(10_000));
+            result.clusterId().toCompletionStage().thenCombine(result.nodes().toCompletionStage(), (clusterId, nodes) -> {
+                List<BrokerEndpoint> brokers = new ArrayList<>();
+                for (Node n : nodes) {
+                    brokers.add(new BrokerEndpoint(n.id(), n.host(), n.port(), n.rack()));
+                }
+                return topology.offer(clusterId, brokers);
+            }).whenComplete((snapshot, error) -> {
+                refreshing.set(null);
+                if (error != null) {
+                    if (!closed) {
+                        LOG.warn("cluster '{}': broker discovery failed: {}", name, error.getMessage());
+                    }
+                    mine.completeExceptionally(error);
+                } else {
+                    LOG.debug("cluster '{}': brokers {}", name, snapshot.brokers());
+                    mine.complete(snapshot);
+                }
+            });
+        } catch (RuntimeException e) {
+            refreshing.set(null);
+            mine.completeExceptionally(e);
+        }
+        return mine;
+    }
+
+    private Admin admin() {
+        synchronized (adminLock) {
+            if (closed) {
+                throw new IllegalStateException("cluster '" + name + "' is closed");
+            }
+            if (admin == null) {
+                Properties props = new Properties();
+                props.putAll(clientProperties);
+                props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",",
+                        bootstrap.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList()));
+                props.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "weft-discovery-" + name);
+                props.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+                props.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000);
+                props.putIfAbsent(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1_000);
+                admin = Admin.create(props);
+            }
+            return admin;
+        }
+    }
+
+    @Override
+    public void close() {
+        Admin toClose;
+        synchronized (adminLock) {
+            closed = true;
+            toClose = admin;
+            admin = null;
+        }
+        if (toClose != null) {
+            toClose.close(Duration.ofSeconds(5));
+        }
+    }
+}
