@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.weft.iocore.transport.Transport;
+import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import io.netty.channel.uring.IoUring;
 import java.nio.ByteBuffer;

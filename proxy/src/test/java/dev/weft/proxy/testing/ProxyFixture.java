@@ -1,18 +1,19 @@
-package dev.weft.proxy.server;
+package dev.weft.proxy.testing;
 
 import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.net.FreePorts;
+import dev.weft.proxy.server.WeftProxy;
 import dev.weft.testkit.KafkaCluster;
 import java.util.Collection;
 
 /** Starts Weft in front of a running test cluster on free ports; retries if a port is taken meanwhile. */
-final class ProxyFixture {
+public final class ProxyFixture {
 
     private ProxyFixture() {
     }
 
-    static WeftProxy startInFrontOf(KafkaCluster kafka, Collection<Integer> brokerIds) throws ConfigException {
+    public static WeftProxy startInFrontOf(KafkaCluster kafka, Collection<Integer> brokerIds) throws ConfigException {
         int first = brokerIds.stream().mapToInt(Integer::intValue).min().orElseThrow();
         int last = brokerIds.stream().mapToInt(Integer::intValue).max().orElseThrow() + 2; // room to scale
         RuntimeException lastFailure = null;
