@@ -70,8 +70,9 @@ import java.util.stream.Collectors;
  *
  * <h2>Nodes</h2>
  * Brokers get node ids {@code 0..brokers-1}, and {@code broker.rack} from {@link Builder#rack}. By default
- * the controllers are combined with brokers: the first {@code min(brokers, 3)} nodes run
- * {@code process.roles=broker,controller} and form a static quorum, the others are broker-only. With
+ * the controllers are combined with brokers: the first three nodes (the first one when there are fewer
+ * than three brokers, since a quorum of two cannot lose a voter) run {@code process.roles=broker,controller}
+ * and form a static quorum, the others are broker-only. With
  * {@link Builder#dedicatedControllers(int)} the quorum runs on controller-only nodes with ids from
  * {@value #FIRST_DEDICATED_CONTROLLER_ID}. {@link #addBroker()} adds broker-only nodes and
  * {@link #removeBroker(int)} removes them; quorum voters are fixed for the cluster's life.
@@ -164,7 +165,8 @@ public final class KafkaCluster implements AutoCloseable {
                     voterIds.add(FIRST_DEDICATED_CONTROLLER_ID + i);
                 }
             } else {
-                voterIds.addAll(brokerIds.subList(0, Math.min(MAX_COMBINED_VOTERS, brokerIds.size())));
+                // An odd quorum: two voters would stop the cluster when either of them dies.
+                voterIds.addAll(brokerIds.subList(0, brokerIds.size() >= MAX_COMBINED_VOTERS ? MAX_COMBINED_VOTERS : 1));
             }
             Map<Integer, Integer> controllerPorts = new TreeMap<>();
             for (int id : voterIds) {
@@ -193,7 +195,7 @@ public final class KafkaCluster implements AutoCloseable {
             awaitBrokers("brokers " + brokerIds + " to be visible to clients",
                 visible -> visible.containsAll(brokerIds), false);
             LOG.info("Kafka cluster {} started in {} ms: {} node(s), bootstrap {}{}", clusterId,
-                Duration.ofNanos(System.nanoTime() - startNanos).toMillis(), members.size(), bootstrapServers(),
+                millisSince(startNanos), members.size(), bootstrapServers(),
                 settings.forked() ? " (forked)" : "");
             return this;
         } catch (Exception | Error e) {
@@ -222,6 +224,7 @@ public final class KafkaCluster implements AutoCloseable {
             return;
         }
         state = State.CLOSED;
+        long startNanos = System.nanoTime();
         if (admin != null) {
             try {
                 admin.close(Duration.ofSeconds(10));
@@ -240,6 +243,7 @@ public final class KafkaCluster implements AutoCloseable {
         if (!fatalFaults.isEmpty()) {
             LOG.warn("Kafka cluster {} reported fatal faults: {}", clusterId, fatalFaults);
         }
+        LOG.info("Kafka cluster {} stopped in {} ms", clusterId, millisSince(startNanos));
         if (baseDirectory != null) {
             if (settings.deleteOnClose()) {
                 try {
@@ -276,7 +280,9 @@ public final class KafkaCluster implements AutoCloseable {
     public synchronized void stopBroker(int nodeId) {
         requireRunning();
         Member member = member(nodeId);
+        long startNanos = System.nanoTime();
         member.node.stop(member.controlledShutdown ? settings.controlledShutdownTimeout() : Duration.ZERO);
+        LOG.info("Node {} stopped in {} ms", nodeId, millisSince(startNanos));
     }
 
     /**
@@ -286,7 +292,9 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public synchronized void killBroker(int nodeId) {
         requireRunning();
+        long startNanos = System.nanoTime();
         member(nodeId).node.kill();
+        LOG.info("Node {} killed in {} ms", nodeId, millisSince(startNanos));
     }
 
     /**
@@ -296,6 +304,7 @@ public final class KafkaCluster implements AutoCloseable {
     public synchronized void restartBroker(int nodeId) {
         requireRunning();
         Member member = member(nodeId);
+        long startNanos = System.nanoTime();
         if (member.node.isRunning()) {
             member.node.stop(member.controlledShutdown ? settings.controlledShutdownTimeout() : Duration.ZERO);
         }
@@ -307,6 +316,7 @@ public final class KafkaCluster implements AutoCloseable {
         if (member.isBroker()) {
             awaitBrokers("broker " + nodeId + " to be visible again", visible -> visible.contains(nodeId), false);
         }
+        LOG.info("Node {} restarted in {} ms", nodeId, millisSince(startNanos));
     }
 
     /**
@@ -753,6 +763,10 @@ public final class KafkaCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static long millisSince(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
     }
 
     private Member member(int nodeId) {
