@@ -89,8 +89,9 @@ public final class WeftMain {
     }
 
     private static int demo(PrintStream out) throws ConfigException {
-        int port = FreePorts.rangeFrom(9192, 4);
+        int port = FreePorts.rangeFrom(9192, 5); // bootstrap, 3 brokers, admin
         String yaml = """
+                admin: { bind: "127.0.0.1:%d" }
                 clusters:
                   demo:
                     embedded: { brokers: 3 }
@@ -102,7 +103,7 @@ public final class WeftMain {
                         bind: "127.0.0.1:%d"
                         advertisedHost: 127.0.0.1
                         brokerPorts: { start: %d, nodeIds: "0-2" }
-                """.formatted(port, port + 1);
+                """.formatted(port + 4, port, port + 1);
         WeftConfig config = ConfigLoader.parse(yaml, "weft demo (built-in config)");
         out.println("weft demo: starting a real 3-broker Kafka cluster (KRaft, in-process) and Weft in front of it ...");
         WeftProxy proxy = WeftProxy.start(config);

@@ -25,6 +25,9 @@ import java.util.Set;
  * path in the document and what is wrong (see {@link ConfigException}). The format:
  *
  * <pre>
+ * admin:                       # optional: /metrics, /livez, /readyz over HTTP
+ *   enabled: true
+ *   bind: "127.0.0.1:9190"     # localhost unless configured; port 0 = any free port
  * server:                      # optional
  *   transport: auto            # auto | io_uring | epoll | nio
  *   eventLoops: 0              # 0 = one per core
@@ -79,15 +82,16 @@ public final class ConfigLoader {
             problems.add("the file is empty: it needs at least 'clusters' and 'virtualClusters'");
             throw problems.toException();
         }
-        doc.allowOnly(Set.of("server", "clusters", "virtualClusters"));
+        doc.allowOnly(Set.of("admin", "server", "clusters", "virtualClusters"));
         ServerSettings server = server(doc.get("server"));
+        WeftConfig.AdminSettings admin = admin(doc.get("admin"));
         Map<String, ClusterConfig> clusters = clusters(doc.get("clusters"));
         Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters);
         checkPortsUnique(virtualClusters, problems);
         if (!problems.isEmpty()) {
             throw problems.toException();
         }
-        return new WeftConfig(source, server, clusters, virtualClusters);
+        return new WeftConfig(source, server, admin, clusters, virtualClusters);
     }
 
     private static ServerSettings server(ConfigNode n) {
@@ -103,6 +107,21 @@ public final class ConfigLoader {
                 (int) n.get("maxFrameBytes").bytes(100L << 20, 1024, Integer.MAX_VALUE),
                 n.get("connectTimeoutMs").integer(10_000, 1, 600_000),
                 n.get("drainTimeoutMs").integer(5_000, 0, 600_000));
+    }
+
+    private static WeftConfig.AdminSettings admin(ConfigNode n) {
+        n.allowOnly(Set.of("enabled", "bind"));
+        boolean enabled = n.get("enabled").bool(true);
+        HostPort bind = new HostPort("127.0.0.1", 9190);
+        String text = n.get("bind").text(null);
+        if (text != null) {
+            try {
+                bind = HostPort.parse(text, true);
+            } catch (IllegalArgumentException e) {
+                n.get("bind").problem(e.getMessage());
+            }
+        }
+        return new WeftConfig.AdminSettings(enabled, bind);
     }
 
     private static Map<String, ClusterConfig> clusters(ConfigNode n) {

@@ -13,6 +13,7 @@ import java.util.Map;
 public record WeftConfig(
         String source,
         ServerSettings server,
+        AdminSettings admin,
         Map<String, ClusterConfig> clusters,
         Map<String, VirtualClusterConfig> virtualClusters) {
 
@@ -31,6 +32,15 @@ public record WeftConfig(
             int maxFrameBytes,
             int connectTimeoutMillis,
             int drainTimeoutMillis) {
+    }
+
+    /**
+     * The admin HTTP endpoint: {@code /metrics} (Prometheus text format), {@code /livez}, {@code /readyz}.
+     *
+     * @param enabled whether to serve it at all
+     * @param bind where it listens; localhost unless configured, port 0 picks a free port
+     */
+    public record AdminSettings(boolean enabled, HostPort bind) {
     }
 
     /**

@@ -97,6 +97,11 @@ final class VirtualClusterRuntime implements AutoCloseable {
         }
 
         @Override
+        public String virtualCluster() {
+            return config.name();
+        }
+
+        @Override
         public String describe() {
             return (virtualId < 0 ? "bootstrap" : "node " + virtualId) + " of '" + config.name() + "'";
         }

@@ -11,6 +11,7 @@ import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.config.WeftConfig.ClusterConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.PortPerBrokerGateway;
+import dev.weft.proxy.session.SessionMetricsFactory;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.testkit.KafkaCluster;
@@ -71,7 +72,7 @@ public final class WeftProxy implements AutoCloseable {
         loops = EventLoops.start(loopsConfig);
         BufferPolicy buffers = BufferPolicy.defaults();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
-                server.connectTimeoutMillis(), MAX_PENDING_FRAMES);
+                server.connectTimeoutMillis(), MAX_PENDING_FRAMES, SessionMetricsFactory.NONE);
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);

@@ -48,6 +48,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     private final InflightRequests inflight = new InflightRequests(16);
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(4);
 
+    private SessionMetrics metrics = SessionMetrics.NONE;
     private Channel client;
     // Written and read only on the client's event loop, which also owns the upstream channel.
     private Channel upstream;
@@ -69,6 +70,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     public void channelActive(ChannelHandlerContext ctx) {
         client = ctx.channel();
         client.config().setAutoRead(false);
+        metrics = settings.metrics().metricsFor(target.virtualCluster(), client.eventLoop());
+        metrics.connectionOpened();
         LOG.debug("{}: connected", describe());
         target.resolve((address, error) -> client.eventLoop().execute(() -> onResolved(address, error)));
         ctx.fireChannelActive();
@@ -80,6 +83,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         if (error != null) {
             LOG.warn("{}: no upstream broker to connect to: {}; closing the client connection", describe(), error.getMessage());
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_UNREACHABLE, (short) -1);
             close();
             return;
         }
@@ -105,6 +109,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             LOG.warn("{}: cannot connect to broker {}: {}; closing the client connection so it retries",
                     describe(), upstreamAddress, cause == null ? "unknown error" : cause.getMessage());
             target.reportUnreachable(upstreamAddress, cause);
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_UNREACHABLE, (short) -1);
             close();
             return;
         }
@@ -135,6 +140,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
                 frame.release();
                 LOG.warn("{}: sent more than {} requests before the upstream connection was up; closing",
                         describe(), settings.maxPendingFrames());
+                metrics.connectionError(SessionMetrics.SessionError.TOO_MANY_PENDING, (short) -1);
                 close();
                 return;
             }
@@ -148,9 +154,10 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     private void forwardRequest(ByteBuf frame) {
         int clientCorrelationId;
         int upstreamCorrelationId;
+        short apiKey;
         try {
             RequestHeaderView header = requestHeader.wrap(frame, frame.readerIndex() + PREFIX);
-            short apiKey = header.apiKey();
+            apiKey = header.apiKey();
             short apiVersion = header.apiVersion();
             if (!ApiKeyTable.isSupported(apiKey, apiVersion) && apiKey != ApiKeys.API_VERSIONS.id) {
                 // ApiVersions is exempt: a client probing with a newer version must get the broker's
@@ -168,9 +175,11 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         } catch (MalformedFrameException e) {
             frame.release();
             LOG.warn("{}: malformed request: {}; closing", describe(), e.getMessage());
+            metrics.connectionError(SessionMetrics.SessionError.MALFORMED_REQUEST, (short) -1);
             close();
             return;
         }
+        metrics.requestForwarded(apiKey, frame.readableBytes());
         upstream.write(frame, upstream.voidPromise());
     }
 
@@ -196,6 +205,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
                     describe(), ApiKeyTable.name(apiKey), apiVersion,
                     ApiKeyTable.oldestVersion(apiKey), ApiKeyTable.latestVersion(apiKey));
         }
+        metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
         close();
     }
 
@@ -217,6 +227,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         if (frame.writerIndex() - bodyOffset < ResponseHeaderView.FIXED_LENGTH) {
             frame.release();
             LOG.warn("{}: broker {} sent a response too short for a header; closing", describe(), upstreamAddress);
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_PROTOCOL, (short) -1);
             close();
             return;
         }
@@ -226,12 +237,14 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             LOG.warn("{}: broker {} answered correlation id {} but {} was expected; closing",
                     describe(), upstreamAddress, correlationId,
                     inflight.isEmpty() ? "no response" : Integer.toString(inflight.headUpstreamCorrelationId()));
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_PROTOCOL, (short) -1);
             close();
             return;
         }
         short apiKey = inflight.headApiKey();
         short apiVersion = inflight.headApiVersion();
         int clientCorrelationId = inflight.headClientCorrelationId();
+        long sentNanos = inflight.headSentNanos();
         inflight.removeHead();
         ResponseRewriter rewriter = target.rewriterFor(apiKey);
         ByteBuf out;
@@ -244,10 +257,12 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             } catch (RuntimeException e) {
                 LOG.warn("{}: cannot rewrite {} v{} response from broker {}: {}; closing",
                         describe(), ApiKeyTable.name(apiKey), apiVersion, upstreamAddress, e.toString());
+                metrics.connectionError(SessionMetrics.SessionError.REWRITE_FAILED, apiKey);
                 close();
                 return;
             }
         }
+        metrics.responseReturned(apiKey, out.readableBytes(), System.nanoTime() - sentNanos);
         client.write(out, client.voidPromise());
     }
 
@@ -282,6 +297,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     void onUpstreamError(Throwable cause) {
         if (!closed) {
             LOG.warn("{}: connection to broker {} failed: {}; closing", describe(), upstreamAddress, cause.toString());
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, (short) -1);
             close();
         }
     }
@@ -307,6 +323,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         closed = true;
+        metrics.connectionClosed();
         ByteBuf frame;
         while ((frame = pending.poll()) != null) {
             frame.release();

@@ -12,11 +12,13 @@ import dev.weft.iocore.buffer.BufferPolicy;
  * @param maxFrameBytes largest frame accepted from a client or a broker
  * @param connectTimeoutMillis how long connecting to a broker may take
  * @param maxPendingFrames frames a client may send before its upstream connection is up
+ * @param metrics where sessions report their traffic
  */
 public record SessionSettings(
         EventLoops loops,
         BufferPolicy buffers,
         int maxFrameBytes,
         int connectTimeoutMillis,
-        int maxPendingFrames) {
+        int maxPendingFrames,
+        SessionMetricsFactory metrics) {
 }

@@ -16,6 +16,9 @@ public interface SessionTarget {
      */
     void resolve(BiConsumer<InetSocketAddress, Throwable> callback);
 
+    /** The name of the virtual cluster this target belongs to (metrics are per virtual cluster). */
+    String virtualCluster();
+
     /** For log lines: "bootstrap of virtual cluster 'main'" or "node 2 of virtual cluster 'main'". */
     String describe();
 

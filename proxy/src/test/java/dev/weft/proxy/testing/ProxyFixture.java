@@ -21,6 +21,7 @@ public final class ProxyFixture {
             int start = FreePorts.randomRange(2 + last - first);
             String yaml = """
                     server: { eventLoops: 2 }
+                    admin: { bind: "127.0.0.1:0" }
                     clusters:
                       upstream: { bootstrap: "%s" }
                     virtualClusters:
