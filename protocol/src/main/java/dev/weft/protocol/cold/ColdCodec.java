@@ -126,8 +126,8 @@ public final class ColdCodec {
         ByteBuf frame = alloc.ioBuffer(KafkaFrameDecoder.SIZE_PREFIX_BYTES + headerSize + bodySize);
         try {
             frame.writeInt(headerSize + bodySize);
-            write(frame, header, headerVersion, headerSize, cache);
-            write(frame, body, version, bodySize, cache);
+            write(frame, header, headerVersion, headerSize, cache, apiKey, version, "request header");
+            write(frame, body, version, bodySize, cache, apiKey, version, "request");
             return frame;
         } catch (Throwable t) {
             frame.release();
@@ -161,7 +161,7 @@ public final class ColdCodec {
             if (headerVersion >= 1) {
                 frame.writeByte(NO_TAGGED_FIELDS);
             }
-            write(frame, body, version, bodySize, cache);
+            write(frame, body, version, bodySize, cache, apiKey, version, "response");
             return frame;
         } catch (Throwable t) {
             frame.release();
@@ -218,23 +218,34 @@ public final class ColdCodec {
         try {
             return message.size(cache, messageVersion);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("cannot write " + ApiKeyTable.name(apiKey) + " v" + apiVersion + " "
-                    + what + ": " + e.getMessage(), e);
+            throw cannotWrite(apiKey, apiVersion, what, e);
         }
+    }
+
+    private static IllegalArgumentException cannotWrite(short apiKey, short apiVersion, String what, RuntimeException cause) {
+        return new IllegalArgumentException("cannot write " + ApiKeyTable.name(apiKey) + " v" + apiVersion + " " + what
+                + ": " + cause.getMessage(), cause);
     }
 
     /**
      * Writes {@code message} at the writer index through a ByteBuffer view of exactly {@code size}
      * bytes, then moves the writer index past it. The frame was allocated with room for it.
+     * Generated writers refuse some content only here, not while sizing ("Attempted to write a
+     * non-default X at version N"): that is the caller's message, hence IllegalArgumentException.
      */
-    private static void write(ByteBuf frame, Message message, short version, int size, ObjectSerializationCache cache) {
+    private static void write(ByteBuf frame, Message message, short version, int size, ObjectSerializationCache cache,
+                              short apiKey, short apiVersion, String what) {
         if (frame.nioBufferCount() != 1) {
             // nioBuffer() of a multi-component buffer is a copy: what we wrote would be lost.
             throw new IllegalStateException("allocator returned a " + frame.getClass().getSimpleName()
                     + " with " + frame.nioBufferCount() + " NIO components; need exactly one");
         }
         ByteBuffer target = frame.nioBuffer(frame.writerIndex(), size);
-        message.write(new ByteBufferAccessor(target), cache, version);
+        try {
+            message.write(new ByteBufferAccessor(target), cache, version);
+        } catch (RuntimeException e) {
+            throw cannotWrite(apiKey, apiVersion, what, e);
+        }
         if (target.position() != size) {
             throw new IllegalStateException(message.getClass().getSimpleName() + " v" + version + " sized itself at "
                     + size + " bytes but wrote " + target.position());

@@ -149,6 +149,36 @@ class KafkaFrameDecoderTest {
     }
 
     @Test
+    void keepSizePrefixEmitsWholeFramesReadyToForwardInOneWrite() {
+        EmbeddedChannel forwarding = new EmbeddedChannel(new KafkaFrameDecoder(LIMIT, "broker 3", true));
+        try {
+            byte[] first = withPrefix("first".getBytes(StandardCharsets.UTF_8));
+            byte[] empty = withPrefix(new byte[0]);
+            byte[] limit = withPrefix(new byte[LIMIT]);
+            byte[] wire = new byte[first.length + empty.length + limit.length];
+            System.arraycopy(first, 0, wire, 0, first.length);
+            System.arraycopy(empty, 0, wire, first.length, empty.length);
+            System.arraycopy(limit, 0, wire, first.length + empty.length, limit.length);
+            // Byte by byte up to the middle of the last frame, then the rest in one read.
+            int half = first.length + empty.length + limit.length / 2;
+            for (int i = 0; i < half; i++) {
+                forwarding.writeInbound(oneByte(wire[i]));
+            }
+            forwarding.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(wire, half, wire.length - half));
+            assertFrame(first, forwarding.readInbound());
+            assertFrame(empty, forwarding.readInbound());
+            assertFrame(limit, forwarding.readInbound());
+            assertNull(forwarding.readInbound());
+
+            ByteBuf over = PooledByteBufAllocator.DEFAULT.directBuffer().writeInt(LIMIT + 1);
+            FrameSizeException e = assertThrows(FrameSizeException.class, () -> forwarding.writeInbound(over));
+            assertTrue(e.getMessage().contains("from broker 3 embedded"), e.getMessage());
+        } finally {
+            forwarding.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void rejectsANonPositiveLimit() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new KafkaFrameDecoder(0, "client"));
         assertEquals("maxFrameBytes must be positive, was 0", e.getMessage());

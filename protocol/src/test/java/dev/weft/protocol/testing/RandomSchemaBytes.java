@@ -5,10 +5,16 @@ import java.io.DataOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -50,14 +56,83 @@ public final class RandomSchemaBytes {
 
     private static final int[] EDGE_INTS = {0, 1, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, 0x7f, 0x80, 0x3fff, 0x4000};
     private static final long[] EDGE_LONGS = {0L, 1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE + 1L};
-    private static final int[] BIG_UNKNOWN_TAGS = {127, 128, 16_383, 16_384, 1_000_000, Integer.MAX_VALUE};
+    // Integer.MAX_VALUE itself is not usable: kafka-clients' RawTaggedFieldWriter uses it as its "flush all" sentinel.
+    private static final int[] BIG_UNKNOWN_TAGS = {127, 128, 16_383, 16_384, 1_000_000, Integer.MAX_VALUE - 1};
 
     private static final List<byte[]> RECORD_BATCHES = recordBatches();
 
-    private final SplittableRandom random;
+    /**
+     * What all generators of this JVM produced, so a test can show (and assert) that the random
+     * messages really contain each kind of value, not just defaults.
+     */
+    public static final class Coverage {
+        public static final LongAdder NULLS = new LongAdder();
+        public static final LongAdder EMPTY_ARRAYS = new LongAdder();
+        public static final LongAdder KNOWN_TAGGED_FIELDS = new LongAdder();
+        public static final LongAdder UNKNOWN_TAGGED_FIELDS = new LongAdder();
+        public static final LongAdder RECORD_BATCHES = new LongAdder();
+        public static final LongAdder NON_ASCII_STRINGS = new LongAdder();
+        /** Names of the types a value was generated for ("INT32", "COMPACT_NULLABLE_STRING", "ARRAY"...). */
+        public static final Set<String> TYPES = ConcurrentHashMap.newKeySet();
 
+        private Coverage() {
+        }
+
+        public static String summary() {
+            return NULLS.sum() + " nulls, " + EMPTY_ARRAYS.sum() + " empty arrays, " + KNOWN_TAGGED_FIELDS.sum()
+                    + " known + " + UNKNOWN_TAGGED_FIELDS.sum() + " unknown tagged fields, " + RECORD_BATCHES.sum()
+                    + " records fields with batches, " + NON_ASCII_STRINGS.sum() + " non-ASCII strings, "
+                    + TYPES.size() + " wire types";
+        }
+    }
+
+    private final SplittableRandom random;
+    private final Set<Integer> reservedTags;
+
+    /** A generator for values only (strings, bytes): schemas it walks get no unknown tagged fields. */
     public RandomSchemaBytes(SplittableRandom random) {
+        this(random, null);
+    }
+
+    /**
+     * @param reservedTags tags that unknown tagged fields must not use: every tag the message defines
+     *     at any version ({@link #tagsOfAnyVersion}). kafka-clients refuses a tag that a field uses at
+     *     another version ("Tag 0 is not valid for version 9") instead of keeping it as unknown, so
+     *     those are not unknown tags a peer could send. Null: no unknown tagged fields at all.
+     */
+    public RandomSchemaBytes(SplittableRandom random, Set<Integer> reservedTags) {
         this.random = random;
+        this.reservedTags = reservedTags;
+    }
+
+    /** Every tag used in any tagged-field section, at any depth, of any of these per-version schemas. */
+    public static Set<Integer> tagsOfAnyVersion(Schema[] schemas) {
+        Set<Integer> tags = new HashSet<>();
+        Set<Type> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Schema schema : schemas) {
+            if (schema != null) {
+                collectTags(schema, tags, seen);
+            }
+        }
+        return Set.copyOf(tags);
+    }
+
+    private static void collectTags(Type type, Set<Integer> tags, Set<Type> seen) {
+        if (!seen.add(type)) {
+            return;
+        }
+        if (type instanceof Schema schema) {
+            for (BoundField field : schema.fields()) {
+                collectTags(field.def.type, tags, seen);
+            }
+        } else if (type instanceof TaggedFields tagged) {
+            for (Map.Entry<Integer, Field> entry : tagged.fields().entrySet()) {
+                tags.add(entry.getKey());
+                collectTags(entry.getValue().type, tags, seen);
+            }
+        } else if (type.isArray()) {
+            collectTags(type.arrayElementType().orElseThrow(), tags, seen);
+        }
     }
 
     /** Random bytes of one message laid out as {@code schema} says. */
@@ -74,9 +149,11 @@ public final class RandomSchemaBytes {
     }
 
     private void write(Type type, Writable out, int depth) {
+        Coverage.TYPES.add(typeName(type));
         if (type instanceof NullableSchema nullable) {
             // Nullable structs carry a presence byte: -1 for null, 1 for present.
             if (chance(5)) {
+                Coverage.NULLS.increment();
                 out.writeByte((byte) -1);
             } else {
                 out.writeByte((byte) 1);
@@ -105,9 +182,13 @@ public final class RandomSchemaBytes {
         int length;
         if (type.isNullable() && chance(6)) {
             length = -1;
+            Coverage.NULLS.increment();
         } else {
             int max = depth <= 2 ? 3 : depth <= 5 ? 2 : 1;
             length = random.nextInt(max + 1);
+            if (length == 0) {
+                Coverage.EMPTY_ARRAYS.increment();
+            }
         }
         if (compact) {
             out.writeUnsignedVarint(length + 1);
@@ -129,13 +210,15 @@ public final class RandomSchemaBytes {
         for (Map.Entry<Integer, Field> entry : known.entrySet()) {
             if (random.nextBoolean()) {
                 chosen.put(entry.getKey(), bytesOf(entry.getValue().type, depth + 1));
+                Coverage.KNOWN_TAGGED_FIELDS.increment();
             }
         }
-        int unknown = chance(3) ? 1 + random.nextInt(3) : 0;
+        int unknown = reservedTags != null && chance(3) ? 1 + random.nextInt(3) : 0;
         for (int i = 0; i < unknown; i++) {
             int tag = chance(4) ? BIG_UNKNOWN_TAGS[random.nextInt(BIG_UNKNOWN_TAGS.length)] : random.nextInt(64);
-            if (!known.containsKey(tag)) {
+            if (!known.containsKey(tag) && !reservedTags.contains(tag)) {
                 chosen.put(tag, randomBytes(random.nextInt(9)));
+                Coverage.UNKNOWN_TAGGED_FIELDS.increment();
             }
         }
         out.writeUnsignedVarint(chosen.size());
@@ -190,16 +273,22 @@ public final class RandomSchemaBytes {
 
     private void writeString(boolean nullable, boolean compact, Writable out) {
         if (nullable && chance(5)) {
+            Coverage.NULLS.increment();
             writeLength(-1, compact, false, out);
             return;
         }
-        byte[] utf8 = randomString().getBytes(StandardCharsets.UTF_8);
+        String value = randomString();
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length != value.length()) {
+            Coverage.NON_ASCII_STRINGS.increment();
+        }
         writeLength(utf8.length, compact, false, out);
         out.writeByteArray(utf8);
     }
 
     private void writeBytes(boolean nullable, boolean compact, byte[] value, Writable out) {
         if (nullable && chance(5)) {
+            Coverage.NULLS.increment();
             writeLength(-1, compact, true, out);
             return;
         }
@@ -235,7 +324,57 @@ public final class RandomSchemaBytes {
     }
 
     private byte[] randomRecords() {
-        return chance(6) ? new byte[0] : RECORD_BATCHES.get(random.nextInt(RECORD_BATCHES.size()));
+        if (chance(6)) {
+            return new byte[0];
+        }
+        Coverage.RECORD_BATCHES.increment();
+        return RECORD_BATCHES.get(random.nextInt(RECORD_BATCHES.size()));
+    }
+
+    /** Every wire type used anywhere in these schemas, by {@link #typeName} (for coverage checks). */
+    public static Set<String> typesOf(Schema[] schemas) {
+        Set<String> names = new HashSet<>();
+        Set<Type> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Schema schema : schemas) {
+            if (schema != null) {
+                collectTypes(schema, names, seen);
+            }
+        }
+        return names;
+    }
+
+    private static void collectTypes(Type type, Set<String> names, Set<Type> seen) {
+        if (!seen.add(type)) {
+            return;
+        }
+        names.add(typeName(type));
+        if (type instanceof Schema schema) {
+            for (BoundField field : schema.fields()) {
+                collectTypes(field.def.type, names, seen);
+            }
+        } else if (type instanceof TaggedFields tagged) {
+            for (Field field : tagged.fields().values()) {
+                collectTypes(field.type, names, seen);
+            }
+        } else if (type.isArray()) {
+            collectTypes(type.arrayElementType().orElseThrow(), names, seen);
+        }
+    }
+
+    /** Primitive types by their protocol name; composite ones by kind (struct, nullable struct, arrays, tagged fields). */
+    public static String typeName(Type type) {
+        if (type instanceof NullableSchema) {
+            return "NULLABLE_STRUCT";
+        } else if (type instanceof Schema) {
+            return "STRUCT";
+        } else if (type instanceof TaggedFields) {
+            return "TAGGED_FIELDS";
+        } else if (type instanceof CompactArrayOf) {
+            return type.isNullable() ? "COMPACT_NULLABLE_ARRAY" : "COMPACT_ARRAY";
+        } else if (type instanceof ArrayOf) {
+            return type.isNullable() ? "NULLABLE_ARRAY" : "ARRAY";
+        }
+        return type.toString();
     }
 
     private int randomInt() {
