@@ -20,9 +20,16 @@ public final class FrameSizeException extends DecoderException {
 
     /** Frames that decode as ASCII text are usually another protocol talking to the Kafka port. */
     private static String hint(int size) {
-        // "GET " = 0x47455420, "POST" = 0x504f5354, a TLS record starts 0x16 0x03.
-        if (size == 0x47455420 || size == 0x504f5354 || size == 0x48454144 || size == 0x50555420) {
-            return "looks like an HTTP request on the Kafka port";
+        // The first four bytes of an HTTP request: "GET ", "POST", "HEAD", "PUT ", "DELE"(TE),
+        // "OPTI"(ONS), "PATC"(H), "CONN"(ECT), and "PRI " (the HTTP/2 preface, e.g. a gRPC client).
+        // A TLS record starts 0x16 0x03.
+        switch (size) {
+            case 0x47455420, 0x504f5354, 0x48454144, 0x50555420, 0x44454c45, 0x4f505449, 0x50415443, 0x434f4e4e,
+                    0x50524920 -> {
+                return "looks like an HTTP request on the Kafka port";
+            }
+            default -> {
+            }
         }
         if ((size >>> 24) == 0x16 && ((size >>> 16) & 0xff) == 0x03) {
             return "looks like a TLS ClientHello on a plaintext port";

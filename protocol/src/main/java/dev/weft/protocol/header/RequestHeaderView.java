@@ -109,8 +109,11 @@ public final class RequestHeaderView {
     /** The client id as a String (allocates: for logs and the cold path), or null. */
     public String clientId() {
         int len = clientIdLength();
-        if (len < 0) {
+        if (len == -1) {
             return null;
+        }
+        if (len < -1) { // headerLength() refuses it too: keep both readings of the header in agreement
+            throw new MalformedFrameException("invalid client_id length " + len);
         }
         if (buf.writerIndex() - offset - FIXED_LENGTH < len) {
             throw new MalformedFrameException("client_id of " + len + " bytes runs past the end of the request");

@@ -109,7 +109,10 @@ class KafkaFrameDecoderTest {
 
     @Test
     void httpRequestOnTheKafkaPortIsNamed() {
-        for (String method : new String[] {"GET / HTTP/1.1\r\n", "POST /x HTTP/1.1\r\n", "HEAD / HTTP/1.0\r\n", "PUT /y HTTP/1.1\r\n"}) {
+        String[] requests = {"GET / HTTP/1.1\r\n", "POST /x HTTP/1.1\r\n", "HEAD / HTTP/1.0\r\n", "PUT /y HTTP/1.1\r\n",
+            "DELETE /z HTTP/1.1\r\n", "OPTIONS * HTTP/1.1\r\n", "PATCH /p HTTP/1.1\r\n", "CONNECT h:1 HTTP/1.1\r\n",
+            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"};
+        for (String method : requests) {
             EmbeddedChannel http = new EmbeddedChannel(new KafkaFrameDecoder(LIMIT, "client"));
             try {
                 ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer().writeBytes(method.getBytes(StandardCharsets.US_ASCII));

@@ -150,6 +150,11 @@ class RequestHeaderViewOracleTest {
             MalformedFrameException e = assertThrows(MalformedFrameException.class, view::clientId);
             assertTrue(e.getMessage().contains("client_id of 100 bytes"), e.getMessage());
             assertThrows(MalformedFrameException.class, view::headerLength);
+
+            buf.setShort(RequestHeaderView.CLIENT_ID_LENGTH_OFFSET, -2);
+            e = assertThrows(MalformedFrameException.class, new RequestHeaderView().wrap(buf)::clientId);
+            assertEquals("invalid client_id length -2", e.getMessage());
+            assertThrows(MalformedFrameException.class, new RequestHeaderView().wrap(buf)::headerLength);
         } finally {
             buf.release();
         }
