@@ -76,6 +76,11 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /** Bytes received but not yet emitted as a frame: the start of an incomplete frame. */
+    public int bufferedBytes() {
+        return actualReadableBytes();
+    }
+
     public int maxFrameBytes() {
         return maxFrameBytes;
     }

@@ -24,6 +24,9 @@ public record WeftConfig(
      * @param maxFrameBytes largest Kafka frame accepted from a client or broker
      * @param connectTimeoutMillis how long an upstream connection attempt may take
      * @param drainTimeoutMillis on shutdown, how long in-flight requests may take to finish
+     * @param partialFrameTimeoutMillis how long a client may hold an incomplete frame (slow-loris guard)
+     * @param idleTimeoutMillis how long a client with nothing in flight may stay silent (as Kafka's
+     *     {@code connections.max.idle.ms})
      */
     public record ServerSettings(
             String transport,
@@ -31,7 +34,9 @@ public record WeftConfig(
             boolean pinThreads,
             int maxFrameBytes,
             int connectTimeoutMillis,
-            int drainTimeoutMillis) {
+            int drainTimeoutMillis,
+            int partialFrameTimeoutMillis,
+            int idleTimeoutMillis) {
     }
 
     /**

@@ -12,6 +12,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,7 +74,9 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
                         ch.pipeline().addLast(
+                                new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
                                 new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true),
                                 new ClientSession(target, sessions));
                     }

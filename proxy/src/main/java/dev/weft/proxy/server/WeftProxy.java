@@ -72,7 +72,8 @@ public final class WeftProxy implements AutoCloseable {
         loops = EventLoops.start(loopsConfig);
         BufferPolicy buffers = BufferPolicy.defaults();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
-                server.connectTimeoutMillis(), MAX_PENDING_FRAMES, SessionMetricsFactory.NONE);
+                server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
+                server.idleTimeoutMillis(), SessionMetricsFactory.NONE);
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);

@@ -14,6 +14,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +57,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     private InetSocketAddress upstreamAddress;
     private int nextUpstreamCorrelationId;
     private boolean closed;
+    private long lastReadNanos = System.nanoTime();
 
     public ClientSession(SessionTarget target, SessionSettings settings) {
         this.target = target;
@@ -209,8 +212,34 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         close();
     }
 
+    /**
+     * Reader-idle ticks from the pipeline's {@code IdleStateHandler}: a client that holds half a frame
+     * too long (slow-loris) or is silent with nothing in flight for the idle timeout is closed.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (!(evt instanceof IdleStateEvent) || closed) {
+            ctx.fireUserEventTriggered(evt);
+            return;
+        }
+        long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
+        KafkaFrameDecoder decoder = ctx.pipeline().get(KafkaFrameDecoder.class);
+        int partial = decoder == null ? 0 : decoder.bufferedBytes();
+        if (partial > 0 && silentMillis >= settings.partialFrameTimeoutMillis()) {
+            LOG.warn("{}: slow client: {} byte(s) of an incomplete frame and nothing more for {} ms "
+                    + "(server.partialFrameTimeoutMs); closing", describe(), partial, silentMillis);
+            metrics.connectionError(SessionMetrics.SessionError.SLOW_CLIENT, (short) -1);
+            close();
+        } else if (partial == 0 && inflight.isEmpty() && silentMillis >= settings.idleTimeoutMillis()) {
+            LOG.info("{}: idle for {} ms with nothing in flight (server.idleTimeoutMs); closing", describe(), silentMillis);
+            metrics.connectionError(SessionMetrics.SessionError.IDLE, (short) -1);
+            close();
+        }
+    }
+
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        lastReadNanos = System.nanoTime();
         if (upstream != null) {
             upstream.flush();
         }

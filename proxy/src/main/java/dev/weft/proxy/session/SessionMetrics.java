@@ -39,6 +39,8 @@ public interface SessionMetrics {
         UPSTREAM_FAILED,
         UPSTREAM_PROTOCOL,
         REWRITE_FAILED,
-        TOO_MANY_PENDING
+        TOO_MANY_PENDING,
+        SLOW_CLIENT,
+        IDLE
     }
 }

@@ -12,6 +12,8 @@ import dev.weft.iocore.buffer.BufferPolicy;
  * @param maxFrameBytes largest frame accepted from a client or a broker
  * @param connectTimeoutMillis how long connecting to a broker may take
  * @param maxPendingFrames frames a client may send before its upstream connection is up
+ * @param partialFrameTimeoutMillis a client holding an incomplete frame this long is closed
+ * @param idleTimeoutMillis a client with nothing in flight that is silent this long is closed
  * @param metrics where sessions report their traffic
  */
 public record SessionSettings(
@@ -20,5 +22,7 @@ public record SessionSettings(
         int maxFrameBytes,
         int connectTimeoutMillis,
         int maxPendingFrames,
+        int partialFrameTimeoutMillis,
+        int idleTimeoutMillis,
         SessionMetricsFactory metrics) {
 }

@@ -13,14 +13,33 @@ public final class ProxyFixture {
     private ProxyFixture() {
     }
 
+    /** Weft over {@code kafka}, one virtual cluster "main" with one plaintext gateway "plain". */
+    public static WeftProxy startInFrontOf(KafkaCluster kafka) throws ConfigException {
+        return startInFrontOf(kafka, kafka.brokerIds());
+    }
+
+    /** Bootstrap address of the "main" virtual cluster of a proxy started here. */
+    public static String bootstrap(WeftProxy proxy) {
+        return proxy.bootstrapAddresses("main").get(0);
+    }
+
     public static WeftProxy startInFrontOf(KafkaCluster kafka, Collection<Integer> brokerIds) throws ConfigException {
+        return startInFrontOf(kafka, brokerIds, "");
+    }
+
+    /**
+     * @param extraServerSettings more entries for the {@code server:} map, e.g.
+     *     {@code ", partialFrameTimeoutMs: 500"} (leading comma)
+     */
+    public static WeftProxy startInFrontOf(KafkaCluster kafka, Collection<Integer> brokerIds, String extraServerSettings)
+            throws ConfigException {
         int first = brokerIds.stream().mapToInt(Integer::intValue).min().orElseThrow();
         int last = brokerIds.stream().mapToInt(Integer::intValue).max().orElseThrow() + 2; // room to scale
         RuntimeException lastFailure = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int start = FreePorts.randomRange(2 + last - first);
             String yaml = """
-                    server: { eventLoops: 2 }
+                    server: { eventLoops: 2 %s }
                     admin: { bind: "127.0.0.1:0" }
                     clusters:
                       upstream: { bootstrap: "%s" }
@@ -31,7 +50,7 @@ public final class ProxyFixture {
                           - name: plain
                             bind: "127.0.0.1:%d"
                             brokerPorts: { start: %d, nodeIds: "%d-%d" }
-                    """.formatted(kafka.bootstrapServers(), start, start + 1, first, last);
+                    """.formatted(extraServerSettings, kafka.bootstrapServers(), start, start + 1, first, last);
             try {
                 return WeftProxy.start(ConfigLoader.parse(yaml, "test config"));
             } catch (RuntimeException e) {
