@@ -2,11 +2,11 @@ package dev.weft.protocol.produce;
 
 import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.skim.FrameAssembler;
+import dev.weft.protocol.skim.RequestHeaderCopy;
 import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.ByteBufUtil;
 import java.util.Arrays;
 import java.util.BitSet;
 
@@ -86,14 +86,11 @@ public final class ProduceRequestBuilder {
             }
         }
         RequestHeaderView header = skim.header();
-        int headerBytes = skim.bodyOffset() - header.offset();
-        if (clientId != null) {
-            headerBytes += ByteBufUtil.utf8Bytes(clientId);
-        }
+        int headerBytes = RequestHeaderCopy.size(header, clientId);
         long metadata = 4L + headerBytes + (skim.endOffset() - skim.bodyOffset()) - skim.recordsBytes();
         out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata));
         try {
-            writeHeader(header, correlationId);
+            RequestHeaderCopy.write(out, header, correlationId, clientId);
             out.copy(src, skim.bodyOffset(), skim.topicsOffset()); // transactional_id, acks, timeout_ms
             WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
             for (int t = 0; t < topicCount; t++) {
@@ -120,26 +117,5 @@ public final class ProduceRequestBuilder {
             out.abort();
             throw e;
         }
-    }
-
-    private void writeHeader(RequestHeaderView header, int correlationId) {
-        ByteBuf src = header.buffer();
-        int start = header.offset();
-        int body = header.bodyOffset();
-        if (clientId == null) {
-            ByteBuf meta = out.meta(body - start);
-            int at = meta.writerIndex();
-            meta.writeBytes(src, start, body - start);
-            meta.setInt(at + RequestHeaderView.CORRELATION_ID_OFFSET, correlationId);
-            return;
-        }
-        int oldClientId = Math.max(0, header.clientIdLength());
-        int headerTags = start + RequestHeaderView.FIXED_LENGTH + oldClientId;
-        ByteBuf meta = out.meta(RequestHeaderView.FIXED_LENGTH + ByteBufUtil.utf8Bytes(clientId) + (body - headerTags));
-        meta.writeShort(header.apiKey());
-        meta.writeShort(header.apiVersion());
-        meta.writeInt(correlationId);
-        WireWrite.writeString(meta, false, clientId); // client_id stays an int16 string in header v2
-        meta.writeBytes(src, headerTags, body - headerTags);
     }
 }

@@ -1,0 +1,205 @@
+package dev.weft.protocol.fetch;
+
+import dev.weft.protocol.header.RequestHeaderView;
+import dev.weft.protocol.skim.FrameAssembler;
+import dev.weft.protocol.skim.RequestHeaderCopy;
+import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.WireWrite;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * Splits a Fetch request: builds a new request, same API version, asking for a chosen subset of a
+ * {@link FetchRequestSkim}'s partitions, in their original order (rack-aware routing, DESIGN §1;
+ * collapsed topologies, §4).
+ *
+ * <p>Everything else is the client's, copied as it was — replica id, isolation level, rack id,
+ * top-level, topic and partition tagged fields — except what the builder is told to change:
+ * <ul>
+ *   <li>{@link #session(int, int)}: the fetch session id and epoch (v7+). A split cannot reuse the
+ *       client's session with several brokers; the usual choice is {@code session(0, -1)}, a full fetch
+ *       outside any session (FetchRequest.FINAL_EPOCH);</li>
+ *   <li>{@link #maxWaitMs(int)}, {@link #minBytes(int)}, {@link #maxBytes(int)}: so the proxy can
+ *       stop waiting for a slow upstream once it has enough (DESIGN §5 "Fetch semantics");</li>
+ *   <li>{@link #keepForgottenTopics(boolean)}: forgotten_topics_data (v7+) is left empty unless kept,
+ *       in which case it is copied whole: the skim cannot tell which upstream a forgotten partition
+ *       belongs to, so only keep it when all of it goes to one upstream;</li>
+ *   <li>{@link #clientId(CharSequence)}.</li>
+ * </ul>
+ * Settings stay until changed; {@link #reset()} restores the defaults (copy everything, no forgotten
+ * topics).
+ *
+ * <p>The output is a whole frame, <b>4-byte size prefix included</b>, of newly written metadata only
+ * (a Fetch request has no records): a {@link io.netty.buffer.CompositeByteBuf}, ready for the socket.
+ * Topics none of whose partitions are chosen are left out. One instance per core; not thread-safe.
+ */
+public final class FetchRequestBuilder {
+
+    private final FrameAssembler out = new FrameAssembler();
+    private int[] selectedPerTopic = new int[16];
+    private CharSequence clientId;
+    private boolean overrideSession;
+    private int sessionId;
+    private int sessionEpoch;
+    private boolean overrideMaxWait;
+    private int maxWaitMs;
+    private boolean overrideMinBytes;
+    private int minBytes;
+    private boolean overrideMaxBytes;
+    private int maxBytes;
+    private boolean keepForgotten;
+
+    /** Back to copying every top-level field from the client's request, with no forgotten topics. */
+    public FetchRequestBuilder reset() {
+        clientId = null;
+        overrideSession = false;
+        overrideMaxWait = false;
+        overrideMinBytes = false;
+        overrideMaxBytes = false;
+        keepForgotten = false;
+        return this;
+    }
+
+    /** The client id to write, or null to copy the client's. Kept by reference. */
+    public FetchRequestBuilder clientId(CharSequence clientId) {
+        this.clientId = clientId;
+        return this;
+    }
+
+    /** Writes this session id and epoch instead of the client's (v7+; ignored before). */
+    public FetchRequestBuilder session(int sessionId, int sessionEpoch) {
+        this.overrideSession = true;
+        this.sessionId = sessionId;
+        this.sessionEpoch = sessionEpoch;
+        return this;
+    }
+
+    public FetchRequestBuilder maxWaitMs(int maxWaitMs) {
+        this.overrideMaxWait = true;
+        this.maxWaitMs = maxWaitMs;
+        return this;
+    }
+
+    public FetchRequestBuilder minBytes(int minBytes) {
+        this.overrideMinBytes = true;
+        this.minBytes = minBytes;
+        return this;
+    }
+
+    public FetchRequestBuilder maxBytes(int maxBytes) {
+        this.overrideMaxBytes = true;
+        this.maxBytes = maxBytes;
+        return this;
+    }
+
+    /** Copies forgotten_topics_data whole (true) or writes it empty (false, the default). */
+    public FetchRequestBuilder keepForgottenTopics(boolean keep) {
+        this.keepForgotten = keep;
+        return this;
+    }
+
+    /**
+     * Builds the sub-request for one route of a split: the partitions {@code i} with
+     * {@code routeOf[i] == route}.
+     *
+     * @param skim the client's request (borrowed; nothing of it is retained)
+     * @param routeOf per partition of the skim (0..partitionCount()-1), the route it goes to
+     * @return the whole frame, size prefix included; the caller takes ownership
+     */
+    public ByteBuf build(FetchRequestSkim skim, int[] routeOf, int route, int correlationId, ByteBufAllocator alloc) {
+        return build(skim, null, routeOf, route, correlationId, alloc);
+    }
+
+    /**
+     * Builds a request for the partitions {@code i} of the skim whose bit is set.
+     *
+     * @return the whole frame, size prefix included; the caller takes ownership
+     */
+    public ByteBuf build(FetchRequestSkim skim, BitSet partitions, int correlationId, ByteBufAllocator alloc) {
+        return build(skim, partitions, null, 0, correlationId, alloc);
+    }
+
+    private ByteBuf build(FetchRequestSkim skim, BitSet bits, int[] routeOf, int route, int correlationId,
+                          ByteBufAllocator alloc) {
+        ByteBuf src = skim.buffer();
+        TopicTable topics = skim.topics();
+        boolean flexible = skim.flexible();
+        int topicCount = topics.count();
+        if (selectedPerTopic.length < topicCount) {
+            selectedPerTopic = Arrays.copyOf(selectedPerTopic, Math.max(topicCount, selectedPerTopic.length * 2));
+        }
+        int chosenTopics = 0;
+        for (int t = 0; t < topicCount; t++) {
+            int first = topics.firstPartition(t);
+            int n = 0;
+            for (int i = first; i < first + topics.partitionCount(t); i++) {
+                if (bits != null ? bits.get(i) : routeOf[i] == route) {
+                    n++;
+                }
+            }
+            selectedPerTopic[t] = n;
+            if (n > 0) {
+                chosenTopics++;
+            }
+        }
+        RequestHeaderView header = skim.header();
+        int headerBytes = RequestHeaderCopy.size(header, clientId);
+        out.begin(alloc, 4 + headerBytes + skim.endOffset() - skim.bodyOffset());
+        try {
+            RequestHeaderCopy.write(out, header, correlationId, clientId);
+            writeFixedFields(skim);
+            WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
+            for (int t = 0; t < topicCount; t++) {
+                if (selectedPerTopic[t] == 0) {
+                    continue;
+                }
+                out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
+                WireWrite.writeArrayLength(out.meta(5), flexible, selectedPerTopic[t]);
+                int first = topics.firstPartition(t);
+                for (int i = first; i < first + topics.partitionCount(t); i++) {
+                    if (bits != null ? bits.get(i) : routeOf[i] == route) {
+                        out.copy(src, skim.partitionOffset(i), skim.partitionEnd(i));
+                    }
+                }
+                out.copy(src, topics.taggedOffset(t), topics.endOffset(t));
+            }
+            if (skim.version() >= FetchRequestSkim.FIRST_SESSION_VERSION) {
+                if (keepForgotten) {
+                    out.copy(src, skim.forgottenOffset(), skim.afterForgottenOffset());
+                } else {
+                    WireWrite.writeArrayLength(out.meta(4), flexible, 0);
+                }
+            }
+            out.copy(src, skim.afterForgottenOffset(), skim.endOffset()); // rack_id, tagged fields
+            return out.finish();
+        } catch (RuntimeException | Error e) {
+            out.abort();
+            throw e;
+        }
+    }
+
+    private void writeFixedFields(FetchRequestSkim skim) {
+        FetchLayout layout = skim.layout();
+        int from = skim.bodyOffset();
+        int length = skim.topicsOffset() - from;
+        ByteBuf meta = out.meta(length);
+        int at = meta.writerIndex();
+        meta.writeBytes(skim.buffer(), from, length);
+        int maxWait = at + layout.maxWaitOffset;
+        if (overrideMaxWait) {
+            meta.setInt(maxWait, maxWaitMs);
+        }
+        if (overrideMinBytes) {
+            meta.setInt(maxWait + 4, minBytes);
+        }
+        if (overrideMaxBytes) {
+            meta.setInt(maxWait + 8, maxBytes);
+        }
+        if (overrideSession && skim.version() >= FetchRequestSkim.FIRST_SESSION_VERSION) {
+            meta.setInt(maxWait + 13, sessionId);
+            meta.setInt(maxWait + 17, sessionEpoch);
+        }
+    }
+}

@@ -1,0 +1,289 @@
+package dev.weft.protocol.fetch;
+
+import dev.weft.protocol.skim.FrameAssembler;
+import dev.weft.protocol.skim.NodeEndpointRewrite;
+import dev.weft.protocol.skim.NodeEndpointRewriter;
+import dev.weft.protocol.skim.NodeEndpointUnion;
+import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.WireWrite;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.Arrays;
+
+/**
+ * Merges the responses to a split Fetch request into the one response the client expects. Records
+ * travel as <em>retained slices</em> of the upstream frames: the merged frame is a
+ * {@link io.netty.buffer.CompositeByteBuf} of small new metadata and those slices, <b>size prefix
+ * included</b>, ready for the socket.
+ *
+ * <p>The rules (DESIGN §5):
+ * <ul>
+ *   <li><b>order</b>: topics and partitions in the order of the client's request, keyed by the client's
+ *       topic name (or id) bytes and partition index; topics left with no partition are omitted;</li>
+ *   <li><b>partition results</b> are copied from the upstream response the partition's route points at
+ *       (aborted transactions, tagged fields and all), with {@code preferred_read_replica} and
+ *       {@code current_leader.leader_id} mapped through the {@link NodeEndpointRewriter};</li>
+ *   <li><b>failed upstreams</b>: a partition whose upstream response is {@code null} (the upstream
+ *       failed) or carries a non-zero top-level {@code error_code} (e.g. FETCH_SESSION_ID_NOT_FOUND,
+ *       which only means something between the proxy and that broker) gets a synthesized entry:
+ *       {@code failedErrorCode}, high watermark, last stable offset and log start offset -1, no
+ *       aborted transactions, preferred read replica -1, empty records — what a broker writes for a
+ *       partition in error;</li>
+ *   <li><b>missing partitions</b>: a partition absent from its upstream's (error-free) response is
+ *       omitted when that response belongs to an incremental fetch session ({@code session_id != 0}:
+ *       brokers leave out unchanged partitions), else it gets the synthesized error entry: nothing is
+ *       silently dropped from a full fetch;</li>
+ *   <li><b>top level</b>: {@code throttle_time_ms} is the largest of the upstreams'; {@code error_code}
+ *       is 0 (upstream errors became partition errors); {@code session_id} is the caller's (0 when the
+ *       proxy declines fetch sessions towards the client, so it keeps sending full fetches);</li>
+ *   <li>v16+: {@code node_endpoints} is the union of the upstreams' endpoints through the rewriter.
+ *       Unknown tagged fields at the topic and top level of upstream responses are dropped.</li>
+ * </ul>
+ * All upstream responses must have the request's version. One instance per core; not thread-safe.
+ */
+public final class FetchResponseMerger {
+
+    /** Error code NOT_LEADER_OR_FOLLOWER: retriable, makes clients refresh metadata. */
+    public static final short NOT_LEADER_OR_FOLLOWER = 6;
+
+    private static final int ERROR_ENTRY = -1;
+    private static final int OMITTED = -2;
+    private static final FetchResponseSkim[] NO_RESPONSES = new FetchResponseSkim[0];
+
+    private final FrameAssembler out = new FrameAssembler();
+    private final NodeEndpointUnion union = new NodeEndpointUnion();
+    private int[] match = new int[16];
+    private int[] perTopic = new int[16];
+    private int[] hint = new int[8];
+
+    /**
+     * Merges the upstream responses of a split request.
+     *
+     * @param request the client's request, skimmed (borrowed)
+     * @param routeOf per request partition, the index into {@code responses} it was sent to
+     * @param responses per route, the skimmed upstream response or null when that upstream failed;
+     *     borrowed: the merged frame holds its own retained slices of their records, so the caller
+     *     releases the upstream frames as usual once this returns
+     * @param failedErrorCode error code for partitions of failed upstreams, e.g. {@link #NOT_LEADER_OR_FOLLOWER}
+     * @param sessionId the session_id to give the client (v7+)
+     * @param rewriter maps node ids and endpoints; the route index is the {@code source}
+     * @return the client's response, size prefix included; the caller takes ownership
+     */
+    public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses, short failedErrorCode,
+                         int sessionId, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
+        for (FetchResponseSkim response : responses) {
+            if (response != null && response.version() != request.version()) {
+                throw new IllegalArgumentException("Fetch response v" + response.version()
+                        + " cannot be merged into a response to a v" + request.version() + " request");
+            }
+        }
+        short version = request.version();
+        boolean flexible = request.flexible();
+        TopicTable topics = request.topics();
+        ByteBuf src = request.buffer();
+        int partitions = request.partitionCount();
+        if (match.length < partitions) {
+            match = new int[Math.max(partitions, match.length * 2)];
+        }
+        if (perTopic.length < topics.count()) {
+            perTopic = new int[Math.max(topics.count(), perTopic.length * 2)];
+        }
+        if (hint.length < responses.length) {
+            hint = new int[Math.max(responses.length, hint.length * 2)];
+        }
+        Arrays.fill(hint, 0, responses.length, 0);
+
+        // pass 1: find each partition's result, count what is written and size the metadata
+        int errorEntry = errorEntryBytes(version);
+        long metadata = 4 + 4 + 1 + 4 + 2 + 4 + 5 + 1;
+        int topicsWritten = 0;
+        for (int t = 0; t < topics.count(); t++) {
+            int written = 0;
+            int first = topics.firstPartition(t);
+            for (int i = first; i < first + topics.partitionCount(t); i++) {
+                int route = routeOf == null ? -1 : routeOf[i];
+                FetchResponseSkim response = route >= 0 && route < responses.length ? responses[route] : null;
+                int j = ERROR_ENTRY;
+                if (response != null && response.errorCode() == 0) {
+                    j = find(request, i, response, route);
+                    if (j < 0) {
+                        j = response.sessionId() != 0 ? OMITTED : ERROR_ENTRY;
+                    }
+                }
+                match[i] = j;
+                if (j != OMITTED) {
+                    written++;
+                    metadata += j == ERROR_ENTRY ? errorEntry
+                            : response.partitionEnd(j) - response.partitionOffset(j) - Math.max(0, response.recordsLength(j));
+                }
+            }
+            perTopic[t] = written;
+            if (written > 0) {
+                topicsWritten++;
+                metadata += topics.keyEnd(t) - topics.entryOffset(t) + 5 + 1;
+            }
+        }
+        int throttle = 0;
+        union.clear();
+        for (int r = 0; r < responses.length; r++) {
+            FetchResponseSkim response = responses[r];
+            if (response != null) {
+                throttle = Math.max(throttle, response.throttleTimeMs());
+                if (version >= FetchResponseSkim.FIRST_NODE_ENDPOINTS_VERSION) {
+                    union.addAll(r, response.nodeEndpoints(), rewriter);
+                }
+            }
+        }
+        boolean withEndpoints = union.count() > 0;
+        int endpointBytes = withEndpoints ? union.taggedFieldSize(NodeEndpointRewrite.NODE_ENDPOINTS_TAG) : 0;
+
+        out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata + endpointBytes));
+        try {
+            ByteBuf meta = out.meta(4 + 1 + 4 + 2 + 4);
+            meta.writeInt(request.correlationId());
+            if (flexible) {
+                WireWrite.writeEmptyTaggedFields(meta); // response header v1
+            }
+            meta.writeInt(throttle);
+            if (version >= FetchRequestSkim.FIRST_SESSION_VERSION) {
+                meta.writeShort(0);
+                meta.writeInt(sessionId);
+            }
+            WireWrite.writeArrayLength(out.meta(5), flexible, topicsWritten);
+            for (int t = 0; t < topics.count(); t++) {
+                if (perTopic[t] == 0) {
+                    continue;
+                }
+                out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
+                WireWrite.writeArrayLength(out.meta(5), flexible, perTopic[t]);
+                int first = topics.firstPartition(t);
+                for (int i = first; i < first + topics.partitionCount(t); i++) {
+                    int j = match[i];
+                    if (j == ERROR_ENTRY) {
+                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), failedErrorCode);
+                    } else if (j >= 0) {
+                        copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter);
+                    }
+                }
+                if (flexible) {
+                    WireWrite.writeEmptyTaggedFields(out.meta(1));
+                }
+            }
+            if (flexible) {
+                meta = out.meta(1 + endpointBytes);
+                WireWrite.writeUnsignedVarint(meta, withEndpoints ? 1 : 0);
+                if (withEndpoints) {
+                    union.writeTaggedField(meta, NodeEndpointRewrite.NODE_ENDPOINTS_TAG);
+                }
+            }
+            return out.finish();
+        } catch (RuntimeException | Error e) {
+            out.abort();
+            throw e;
+        } finally {
+            union.clear();
+        }
+    }
+
+    /**
+     * The response for a Fetch none of whose upstreams answered: every partition gets
+     * {@code errorCode}, throttle time 0, the given session id.
+     *
+     * @return the client's response, size prefix included; the caller takes ownership
+     */
+    public ByteBuf errorResponse(FetchRequestSkim request, short errorCode, int sessionId, ByteBufAllocator alloc) {
+        return merge(request, null, NO_RESPONSES, errorCode, sessionId, NodeEndpointRewriter.IDENTITY, alloc);
+    }
+
+    private int find(FetchRequestSkim request, int i, FetchResponseSkim response, int route) {
+        int index = request.partitionIndex(i);
+        int topic = request.partitionTopic(i);
+        int expected = hint[route];
+        if (expected < response.partitionCount() && matches(request, topic, index, response, expected)) {
+            hint[route] = expected + 1;
+            return expected;
+        }
+        for (int j = 0; j < response.partitionCount(); j++) {
+            if (matches(request, topic, index, response, j)) {
+                hint[route] = j + 1;
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean matches(FetchRequestSkim request, int topic, int index, FetchResponseSkim response, int j) {
+        return response.partitionIndex(j) == index
+                && TopicTable.sameKey(request.buffer(), request.topics(), topic,
+                        response.buffer(), response.topics(), response.partitionTopic(j));
+    }
+
+    /**
+     * The client's partition index, the upstream's entry up to its records (preferred read replica
+     * mapped), the records as a retained slice, then the entry's tagged fields (leader id mapped).
+     */
+    private void copyEntry(int clientIndex, FetchResponseSkim response, int j, int route, NodeEndpointRewriter rewriter) {
+        ByteBuf upstream = response.buffer();
+        int from = response.partitionOffset(j);
+        int records = response.recordsOffset(j);
+        int recordsEnd = records + Math.max(0, response.recordsLength(j));
+        int end = response.partitionEnd(j);
+
+        ByteBuf meta = out.meta(records - from);
+        int at = meta.writerIndex();
+        meta.writeInt(clientIndex);
+        meta.writeBytes(upstream, from + 4, records - from - 4);
+        int preferred = response.preferredReadReplicaOffset(j);
+        if (preferred >= 0) {
+            int patch = at + (preferred - from);
+            meta.setInt(patch, rewriter.nodeId(route, meta.getInt(patch)));
+        }
+
+        out.appendSlice(upstream, records, recordsEnd - records);
+
+        if (end > recordsEnd) {
+            meta = out.meta(end - recordsEnd);
+            at = meta.writerIndex();
+            meta.writeBytes(upstream, recordsEnd, end - recordsEnd);
+            int leader = response.currentLeaderOffset(j);
+            if (leader >= 0) {
+                int patch = at + (leader - recordsEnd);
+                meta.setInt(patch, rewriter.nodeId(route, meta.getInt(patch)));
+            }
+        }
+    }
+
+    static int errorEntryBytes(short version) {
+        boolean flexible = version >= FetchRequestSkim.FIRST_FLEXIBLE_VERSION;
+        int bytes = version >= FetchRequestSkim.FIRST_LOG_START_OFFSET_VERSION
+                ? FetchResponseSkim.FIXED_BYTES_V5 : FetchResponseSkim.FIXED_BYTES_V4;
+        bytes += flexible ? 1 : 4; // aborted_transactions: empty
+        if (version >= FetchResponseSkim.FIRST_PREFERRED_READ_REPLICA_VERSION) {
+            bytes += 4;
+        }
+        bytes += flexible ? 1 : 4; // records: empty
+        if (flexible) {
+            bytes += 1;
+        }
+        return bytes;
+    }
+
+    private static void writeErrorEntry(ByteBuf meta, short version, int index, short errorCode) {
+        boolean flexible = version >= FetchRequestSkim.FIRST_FLEXIBLE_VERSION;
+        meta.writeInt(index);
+        meta.writeShort(errorCode);
+        meta.writeLong(-1L); // high_watermark
+        meta.writeLong(-1L); // last_stable_offset
+        if (version >= FetchRequestSkim.FIRST_LOG_START_OFFSET_VERSION) {
+            meta.writeLong(-1L);
+        }
+        WireWrite.writeArrayLength(meta, flexible, 0); // aborted_transactions
+        if (version >= FetchResponseSkim.FIRST_PREFERRED_READ_REPLICA_VERSION) {
+            meta.writeInt(-1);
+        }
+        WireWrite.writeBytesLength(meta, flexible, 0); // records: empty
+        if (flexible) {
+            WireWrite.writeEmptyTaggedFields(meta);
+        }
+    }
+}

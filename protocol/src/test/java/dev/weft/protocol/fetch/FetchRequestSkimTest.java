@@ -1,0 +1,114 @@
+package dev.weft.protocol.fetch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimFrames;
+import dev.weft.protocol.wire.MalformedFrameException;
+import io.netty.buffer.ByteBuf;
+import java.util.Random;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
+import org.apache.kafka.common.message.FetchRequestData.ForgottenTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FetchRequestSkimTest {
+
+    static short[] versions() {
+        return FetchCases.versions();
+    }
+
+    @ParameterizedTest(name = "Fetch v{0}")
+    @MethodSource("versions")
+    void skimMatchesKafkaClients(short version) {
+        long seed = Seeds.seed();
+        Random random = new Random(seed + 31L * version);
+        FetchRequestSkim skim = new FetchRequestSkim();
+        Seeds.replayable(seed, "Fetch v" + version + " request skim", () -> {
+            for (int round = 0; round < 60; round++) {
+                FetchRequestData data = FetchCases.request(random, version);
+                int correlationId = random.nextInt();
+                ByteBuf frame = SkimFrames.request(ApiKeys.FETCH, version, correlationId, "consumer-" + round, data);
+                try {
+                    skim.wrap(frame);
+                    assertEquals(correlationId, skim.correlationId());
+                    assertEquals(frame.writerIndex(), skim.endOffset());
+                    assertSkim(data, skim, version);
+                } finally {
+                    frame.release();
+                }
+            }
+        });
+    }
+
+    static void assertSkim(FetchRequestData data, FetchRequestSkim skim, short version) {
+        assertEquals(version, skim.version());
+        int replicaId = version >= FetchRequestSkim.FIRST_REPLICA_STATE_VERSION ? data.replicaState().replicaId() : data.replicaId();
+        assertEquals(replicaId, skim.replicaId());
+        assertEquals(data.replicaState().replicaEpoch(), skim.replicaEpoch());
+        assertEquals(data.maxWaitMs(), skim.maxWaitMs());
+        assertEquals(data.minBytes(), skim.minBytes());
+        assertEquals(data.maxBytes(), skim.maxBytes());
+        assertEquals(data.isolationLevel(), skim.isolationLevel());
+        assertEquals(data.sessionId(), skim.sessionId());
+        assertEquals(data.sessionEpoch(), skim.sessionEpoch());
+        assertEquals(version >= FetchRequestSkim.FIRST_RACK_ID_VERSION ? data.rackId() : null, skim.rackId());
+        assertEquals(data.clusterId(), skim.clusterId());
+        assertEquals(data.topics().size(), skim.topicCount());
+        int i = 0;
+        int t = 0;
+        for (FetchTopic topic : data.topics()) {
+            if (skim.usesTopicIds()) {
+                assertEquals(topic.topicId(), skim.topicId(t));
+            } else {
+                assertEquals(topic.topic(), skim.topicName(t));
+            }
+            assertEquals(topic.partitions().size(), skim.topicPartitionCount(t));
+            assertEquals(i, skim.topicFirstPartition(t));
+            for (FetchPartition p : topic.partitions()) {
+                assertEquals(t, skim.partitionTopic(i));
+                assertEquals(p.partition(), skim.partitionIndex(i));
+                assertEquals(p.currentLeaderEpoch(), skim.currentLeaderEpoch(i));
+                assertEquals(p.fetchOffset(), skim.fetchOffset(i));
+                assertEquals(p.lastFetchedEpoch(), skim.lastFetchedEpoch(i));
+                assertEquals(p.logStartOffset(), skim.logStartOffset(i));
+                assertEquals(p.partitionMaxBytes(), skim.partitionMaxBytes(i));
+                i++;
+            }
+            t++;
+        }
+        assertEquals(i, skim.partitionCount());
+        assertEquals(data.forgottenTopicsData().size(), skim.forgottenTopicCount());
+        int f = 0;
+        for (ForgottenTopic forgotten : data.forgottenTopicsData()) {
+            if (skim.usesTopicIds()) {
+                assertEquals(forgotten.topicId(), skim.forgottenTopicId(f));
+            } else {
+                assertEquals(forgotten.topic(), skim.forgottenTopicName(f));
+            }
+            assertEquals(forgotten.partitions().size(), skim.forgottenPartitionCount(f));
+            for (int j = 0; j < forgotten.partitions().size(); j++) {
+                assertEquals(forgotten.partitions().get(j), skim.forgottenPartition(f, j));
+            }
+            f++;
+        }
+    }
+
+    @Test
+    void refusesOtherApisAndVersions() {
+        ByteBuf frame = SkimFrames.request(ApiKeys.FETCH, (short) 12, 1, "c", new FetchRequestData());
+        try {
+            frame.setShort(2, 3);
+            assertThrows(MalformedFrameException.class, () -> new FetchRequestSkim().wrap(frame));
+            frame.setShort(0, 0);
+            assertThrows(IllegalArgumentException.class, () -> new FetchRequestSkim().wrap(frame));
+        } finally {
+            frame.release();
+        }
+    }
+}
