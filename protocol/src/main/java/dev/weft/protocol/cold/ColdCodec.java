@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Message;
@@ -37,6 +38,7 @@ public final class ColdCodec {
 
     /** A v1 response header's tagged-field section when it is empty: a zero count. */
     private static final byte NO_TAGGED_FIELDS = 0;
+    private static final short API_VERSIONS = ApiKeys.API_VERSIONS.id;
 
     private ColdCodec() {
     }
@@ -92,11 +94,28 @@ public final class ColdCodec {
      * {@code body}; its indexes do not move. Same memory sharing as {@link #readRequestBody}: Fetch and
      * FetchSnapshot records are views into {@code body}.
      *
+     * <p>One exception to "the request's version", as in kafka-clients' {@code ApiVersionsResponse.parse}:
+     * a broker answers an ApiVersions request newer than it knows with a <em>v0</em> body carrying
+     * UNSUPPORTED_VERSION and its own version ranges. So an ApiVersions body that does not parse at
+     * {@code version} is read again as v0, and returned if that reads exactly.
+     *
      * @throws MalformedFrameException when the key/version is unsupported, the body does not parse, or
      *     bytes are left over after the message
      */
     public static ApiMessage readResponseBody(short apiKey, short version, ByteBuf body) {
-        return readBody(Direction.RESPONSE, apiKey, version, body);
+        try {
+            return readBody(Direction.RESPONSE, apiKey, version, body);
+        } catch (MalformedFrameException e) {
+            if (apiKey != API_VERSIONS || version == 0 || !ApiKeyTable.isSupported(apiKey, version)) {
+                throw e;
+            }
+            try {
+                return readBody(Direction.RESPONSE, apiKey, (short) 0, body);
+            } catch (MalformedFrameException asV0) {
+                e.addSuppressed(asV0);
+                throw e;
+            }
+        }
     }
 
     /**

@@ -29,9 +29,11 @@ import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 
@@ -251,6 +253,43 @@ class ColdCodecTest {
         } finally {
             v0Header.release();
             metadataV8.release();
+        }
+    }
+
+    @Test
+    void apiVersionsErrorInV0FormatIsReadWhateverVersionWasAsked() {
+        // What a broker sends when the request's ApiVersions version is newer than it knows.
+        ApiVersionsResponseData v0 = new ApiVersionsResponseData().setErrorCode((short) 35);
+        v0.apiKeys().add(new ApiVersionsResponseData.ApiVersion().setApiKey(ApiKeys.API_VERSIONS.id).setMinVersion((short) 0).setMaxVersion((short) 3));
+        byte[] body = KafkaWire.bytes(v0, (short) 0);
+        ByteBuf buf = Unpooled.wrappedBuffer(body);
+        try {
+            for (short asked = 1; asked <= ApiKeys.API_VERSIONS.latestVersion(true); asked++) {
+                assertEquals(v0, ColdCodec.readResponseBody(ApiKeys.API_VERSIONS.id, asked, buf), "asked v" + asked);
+                // kafka-clients, as a client, reads it the same way.
+                ApiVersionsResponse oracle = ApiVersionsResponse.parse(new ByteBufferAccessor(ByteBuffer.wrap(body)), asked);
+                assertEquals(oracle.data(), ColdCodec.readResponseBody(ApiKeys.API_VERSIONS.id, asked, buf));
+            }
+        } finally {
+            buf.release();
+        }
+        // Other APIs get no second chance: a body that is not the asked version is malformed.
+        ByteBuf metadataV0 = Unpooled.wrappedBuffer(KafkaWire.bytes(new MetadataResponseData(), (short) 0));
+        try {
+            MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                    () -> ColdCodec.readResponseBody(METADATA, METADATA_V12, metadataV0));
+            assertTrue(e.getMessage().startsWith("Metadata v12 response body of "), e.getMessage());
+        } finally {
+            metadataV0.release();
+        }
+        ByteBuf garbage = Unpooled.wrappedBuffer(new byte[] {1, 2, 3});
+        try {
+            MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                    () -> ColdCodec.readResponseBody(ApiKeys.API_VERSIONS.id, (short) 3, garbage));
+            assertTrue(e.getMessage().startsWith("ApiVersions v3 response body of 3 bytes"), e.getMessage());
+            assertEquals(1, e.getSuppressed().length, "the v0 attempt's failure rides along");
+        } finally {
+            garbage.release();
         }
     }
 
