@@ -6,21 +6,26 @@ import dev.weft.iocore.affinity.CpuPinning;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.iocore.transport.Transport;
 import dev.weft.iocore.transport.TransportPreference;
+import dev.weft.proxy.admin.AdminServer;
+import dev.weft.proxy.admin.Readiness;
+import dev.weft.proxy.admin.SessionMetricsCollector;
 import dev.weft.proxy.config.HostPort;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.config.WeftConfig.ClusterConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.PortPerBrokerGateway;
-import dev.weft.proxy.session.SessionMetricsFactory;
+import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.testkit.KafkaCluster;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +46,11 @@ public final class WeftProxy implements AutoCloseable {
     private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
     private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
     private EventLoops loops;
+    private ProxyMetrics metrics;
+    private AdminServer admin;
+    // Written by the starting thread and by close(); read by readiness() on the admin thread.
+    private volatile boolean gatewaysBound;
+    private volatile boolean closing;
 
     private WeftProxy(WeftConfig config) {
         this.config = config;
@@ -71,14 +81,17 @@ public final class WeftProxy implements AutoCloseable {
         }
         loops = EventLoops.start(loopsConfig);
         BufferPolicy buffers = BufferPolicy.defaults();
+        metrics = new ProxyMetrics(config.virtualClusters().values().stream().map(VirtualClusterConfig::name).toList(), loops);
+        startAdmin();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
-                server.idleTimeoutMillis(), SessionMetricsFactory.NONE);
+                server.idleTimeoutMillis(), metrics);
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);
             runtime.bind(loops, buffers, sessions);
         }
+        gatewaysBound = true;
         for (UpstreamCluster c : clusters.values()) {
             c.refresh().whenComplete((topology, error) -> {
                 if (error == null) {
@@ -137,8 +150,49 @@ public final class WeftProxy implements AutoCloseable {
         return List.copyOf(embedded);
     }
 
+    /** Serves /metrics, /livez and /readyz when {@code admin.enabled}; the clusters map is complete by now. */
+    private void startAdmin() {
+        if (!config.admin().enabled()) {
+            return;
+        }
+        PrometheusRegistry registry = new PrometheusRegistry();
+        registry.register(new SessionMetricsCollector(metrics));
+        admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
+    }
+
+    /** Where the admin endpoint listens (the real port when configured with port 0); empty when disabled. */
+    public Optional<InetSocketAddress> adminAddress() {
+        return admin == null ? Optional.empty() : Optional.of(admin.address());
+    }
+
+    /**
+     * Whether this proxy should get traffic: not shutting down, every gateway bound, and the brokers of
+     * every upstream cluster discovered. A cluster still unknown gets a discovery attempt (joining one
+     * already running), so a proxy started before its cluster becomes ready once the cluster is up
+     * while a probe keeps asking. Any thread (the admin endpoint's).
+     */
+    public Readiness readiness() {
+        if (closing) {
+            return Readiness.notReady(List.of("shutting down"));
+        }
+        List<String> reasons = new ArrayList<>();
+        if (!gatewaysBound) {
+            reasons.add("gateways are not bound yet");
+        }
+        for (UpstreamCluster c : clusters.values()) {
+            if (c.topology().current().isEmpty()) {
+                reasons.add("cluster '" + c.name() + "': brokers not discovered yet (bootstrap "
+                        + String.join(",", c.bootstrap().stream().map(a -> a.getHostString() + ":" + a.getPort()).toList())
+                        + ")");
+                c.refresh();
+            }
+        }
+        return reasons.isEmpty() ? Readiness.ready() : Readiness.notReady(reasons);
+    }
+
     @Override
     public void close() {
+        closing = true;
         for (VirtualClusterRuntime vc : virtualClusters.values()) {
             vc.close(); // stop accepting first
         }
@@ -146,6 +200,9 @@ public final class WeftProxy implements AutoCloseable {
             Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
             loops.shutdownGracefully(Duration.ofMillis(Math.min(200, drain.toMillis())), drain.plusSeconds(5))
                     .awaitUninterruptibly(drain.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        }
+        if (admin != null) {
+            admin.close();
         }
         for (UpstreamCluster c : clusters.values()) {
             c.close();
