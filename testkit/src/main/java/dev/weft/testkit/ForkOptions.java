@@ -1,7 +1,10 @@
 package dev.weft.testkit;
 
+import java.io.File;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * How forked nodes are launched.
@@ -15,6 +18,15 @@ record ForkOptions(String javaCommand, String classPath, String heap, List<Strin
 
     ForkOptions {
         jvmArgs = List.copyOf(jvmArgs);
+        classPath = absolute(classPath);
+    }
+
+    /** Children run in their node directory, so relative class path entries are resolved here. */
+    private static String absolute(String classPath) {
+        return Arrays.stream(classPath.split(File.pathSeparator))
+            .filter(entry -> !entry.isBlank())
+            .map(entry -> Path.of(entry).toAbsolutePath().toString())
+            .collect(Collectors.joining(File.pathSeparator));
     }
 
     /** The executable of the JVM running this code, so a child runs on the same JDK. */

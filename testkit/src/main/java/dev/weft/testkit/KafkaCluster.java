@@ -13,18 +13,13 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.utils.Utils;
-import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.fault.FaultHandler;
 import org.apache.kafka.server.fault.FaultHandlerException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +32,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -111,7 +105,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     private enum State { NEW, RUNNING, CLOSED }
 
-    private final Settings settings;
+    private final ClusterSettings settings;
     /** Current members by node id. Guarded by this. */
     private final Map<Integer, Member> members = new TreeMap<>();
     private final List<String> fatalFaults = new CopyOnWriteArrayList<>();
@@ -124,7 +118,7 @@ public final class KafkaCluster implements AutoCloseable {
     private int nextBrokerId;
     private Admin admin;
 
-    private KafkaCluster(Settings settings) {
+    private KafkaCluster(ClusterSettings settings) {
         this.settings = settings;
     }
 
@@ -381,7 +375,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** {@code 127.0.0.1:p1,127.0.0.1:p2,...}: the bound addresses of every broker's default listener. */
     public String bootstrapServers() {
-        return bootstrapServers(settings.listeners().getFirst().name());
+        return bootstrapServers(settings.defaultListener().name());
     }
 
     /** The bound addresses of every broker (running or not) for {@code listener}. */
@@ -418,7 +412,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** {@code 127.0.0.1:port} of broker {@code nodeId}'s default listener. */
     public String brokerAddress(int nodeId) {
-        return brokerAddress(nodeId, settings.listeners().getFirst().name());
+        return brokerAddress(nodeId, settings.defaultListener().name());
     }
 
     /** {@code 127.0.0.1:port} that broker {@code nodeId} binds for {@code listener}. */
@@ -476,7 +470,7 @@ public final class KafkaCluster implements AutoCloseable {
      * A fresh mutable map each call.
      */
     public Map<String, Object> clientConfig() {
-        return clientConfig(settings.listeners().getFirst().name());
+        return clientConfig(settings.defaultListener().name());
     }
 
     /** Client settings for {@code listener}: {@code bootstrap.servers} and {@code security.protocol}. */
@@ -577,114 +571,19 @@ public final class KafkaCluster implements AutoCloseable {
             nodePorts.put(CONTROLLER_LISTENER, controllerPort);
         }
         Path directory = baseDirectory.resolve("node-" + nodeId);
-        Map<String, String> props = serverProperties(nodeId, roles, directory, nodePorts);
+        Map<String, String> props = NodeConfigs.serverProperties(settings, quorumVoters, nodeId, roles, directory,
+            nodePorts);
         boolean controlledShutdown = Boolean.parseBoolean(props.getOrDefault("controlled.shutdown.enable", "true"));
         props.put("controlled.shutdown.enable", "false");
         try {
-            format(nodeId, props);
+            NodeConfigs.format(clusterId, nodeId, props);
             KafkaNode node = settings.forked()
-                ? new ForkedNode(nodeId, writeProperties(directory, props), settings.forkOptions())
+                ? new ForkedNode(nodeId, NodeConfigs.writeProperties(directory, props), settings.forkOptions())
                 : new EmbeddedNode(nodeId, props, faultHandlers(nodeId), ports.socketFactory(nodeId));
             return new Member(nodeId, roles, directory, Map.copyOf(nodePorts), controlledShutdown, node);
         } catch (Exception e) {
             throw new IllegalStateException("cannot prepare node " + nodeId + ": " + e.getMessage(), e);
         }
-    }
-
-    private Map<String, String> serverProperties(int nodeId, Set<NodeRole> roles, Path directory,
-                                                 Map<String, Integer> nodePorts) {
-        boolean broker = roles.contains(NodeRole.BROKER);
-        boolean controller = roles.contains(NodeRole.CONTROLLER);
-        Map<String, String> props = new LinkedHashMap<>(fastDefaults(settings.brokers()));
-        props.put("process.roles", roles.stream().map(NodeRole::processRole).collect(Collectors.joining(",")));
-        props.put("node.id", Integer.toString(nodeId));
-        props.put("controller.quorum.voters", quorumVoters);
-        props.put("controller.listener.names", CONTROLLER_LISTENER);
-        List<String> listeners = new ArrayList<>();
-        List<String> advertised = new ArrayList<>();
-        List<String> protocols = new ArrayList<>();
-        for (ListenerDefinition listener : settings.listeners()) {
-            protocols.add(listener.name() + ":" + listener.protocol().name);
-            if (broker) {
-                int port = nodePorts.get(listener.name());
-                listeners.add(listener.name() + "://" + HOST + ":" + port);
-                advertised.add(listener.name() + "://" + listener.advertisedAddress(nodeId, HOST, port));
-            }
-        }
-        protocols.add(CONTROLLER_LISTENER + ":" + SecurityProtocol.PLAINTEXT.name);
-        if (controller) {
-            listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + nodePorts.get(CONTROLLER_LISTENER));
-        }
-        props.put("listeners", String.join(",", listeners));
-        props.put("listener.security.protocol.map", String.join(",", protocols));
-        Path metadataDirectory = directory.resolve("meta");
-        props.put("metadata.log.dir", metadataDirectory.toString());
-        if (broker) {
-            props.put("advertised.listeners", String.join(",", advertised));
-            props.put("inter.broker.listener.name", settings.interBrokerListener());
-            props.put("log.dirs", directory.resolve("logs").toString());
-            String rack = settings.rack() == null ? null : settings.rack().apply(nodeId);
-            if (rack != null) {
-                props.put("broker.rack", rack);
-            }
-        } else {
-            props.put("log.dirs", metadataDirectory.toString());
-        }
-        props.put("server.max.startup.time.ms", Long.toString(settings.startTimeout().toMillis()));
-        props.putAll(settings.nodeProperties());
-        props.putAll(settings.perNodeProperties().getOrDefault(nodeId, Map.of()));
-        return props;
-    }
-
-    /**
-     * Settings that make small clusters start, rebalance and notice failures quickly; every one can be
-     * overridden with {@link Builder#brokerProperty}.
-     */
-    static Map<String, String> fastDefaults(int brokers) {
-        String replicas = Integer.toString(Math.min(3, brokers));
-        String minIsr = Integer.toString(Math.min(2, brokers));
-        Map<String, String> defaults = new LinkedHashMap<>();
-        defaults.put("offsets.topic.replication.factor", replicas);
-        defaults.put("offsets.topic.num.partitions", "10");
-        defaults.put("transaction.state.log.replication.factor", replicas);
-        defaults.put("transaction.state.log.min.isr", minIsr);
-        defaults.put("transaction.state.log.num.partitions", "10");
-        defaults.put("share.coordinator.state.topic.replication.factor", replicas);
-        defaults.put("share.coordinator.state.topic.min.isr", minIsr);
-        defaults.put("share.coordinator.state.topic.num.partitions", "10");
-        defaults.put("group.initial.rebalance.delay.ms", "0");
-        // The cleaner's dedupe buffer is allocated up front: 128 MiB by default, per broker.
-        defaults.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
-        // Notice a dead broker after ~6 s instead of 9, with heartbeats frequent enough not to flap.
-        defaults.put("broker.heartbeat.interval.ms", "500");
-        defaults.put("broker.session.timeout.ms", "6000");
-        return defaults;
-    }
-
-    private void format(int nodeId, Map<String, String> props) throws Exception {
-        List<String> directories = new ArrayList<>(List.of(props.get("log.dirs").split(",")));
-        String metadataDirectory = props.get("metadata.log.dir");
-        if (!directories.contains(metadataDirectory)) {
-            directories.add(metadataDirectory);
-        }
-        new Formatter()
-            .setPrintStream(new PrintStream(OutputStream.nullOutputStream(), false, StandardCharsets.UTF_8))
-            .setNodeId(nodeId)
-            .setClusterId(clusterId)
-            .setDirectories(directories)
-            .setMetadataLogDirectory(metadataDirectory)
-            .setControllerListenerName(CONTROLLER_LISTENER)
-            .run();
-    }
-
-    private static Path writeProperties(Path directory, Map<String, String> props) throws IOException {
-        Properties properties = new Properties();
-        properties.putAll(props);
-        Path file = directory.resolve("server.properties");
-        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            properties.store(out, "Written by dev.weft.testkit.KafkaCluster");
-        }
-        return file;
     }
 
     /** In-JVM fault handling: log, record fatal faults, never halt the JVM. */
@@ -830,22 +729,15 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    /** Immutable copy of a {@link Builder}'s settings. */
-    private record Settings(
-        int brokers,
-        int dedicatedControllers,
-        IntFunction<String> rack,
-        Map<String, String> nodeProperties,
-        Map<Integer, Map<String, String>> perNodeProperties,
-        List<ListenerDefinition> listeners,
-        String interBrokerListener,
-        boolean forked,
-        ForkOptions forkOptions,
-        Path baseDirectoryParent,
-        boolean deleteOnClose,
-        Duration startTimeout,
-        Duration controlledShutdownTimeout,
-        String clusterId) {
+    /** The {@code host:port} a broker advertises for a listener. */
+    @FunctionalInterface
+    public interface AdvertisedAddress {
+        /**
+         * @param nodeId    the broker's node id
+         * @param boundPort the port the broker binds for the listener (on 127.0.0.1)
+         * @return {@code host:port} to advertise
+         */
+        String hostPort(int nodeId, int boundPort);
     }
 
     /** Builds a {@link KafkaCluster}; {@link #build()} only validates, {@link KafkaCluster#start()} starts. */
@@ -856,7 +748,7 @@ public final class KafkaCluster implements AutoCloseable {
         private final Map<String, String> nodeProperties = new LinkedHashMap<>();
         private final Map<Integer, Map<String, String>> perNodeProperties = new HashMap<>();
         private final Map<String, SecurityProtocol> listeners = new LinkedHashMap<>();
-        private final Map<String, IntFunction<String>> advertised = new HashMap<>();
+        private final Map<String, AdvertisedAddress> advertised = new HashMap<>();
         private String interBrokerListener;
         private boolean forked;
         private String heap = "512m";
@@ -938,11 +830,12 @@ public final class KafkaCluster implements AutoCloseable {
         }
 
         /**
-         * Makes each broker advertise {@code hostPortOfBroker.apply(nodeId)} for {@code listener} instead
-         * of its bound address: for a proxy placed in front of the brokers.
+         * Makes each broker advertise {@code address.hostPort(nodeId, boundPort)} for {@code listener}
+         * instead of its bound address: for a proxy placed in front of the brokers, say
+         * {@code (id, port) -> "proxy.local:" + (19092 + id)}.
          */
-        public Builder advertisedAddress(String listener, IntFunction<String> hostPortOfBroker) {
-            advertised.put(listener.toUpperCase(Locale.ROOT), hostPortOfBroker);
+        public Builder advertisedAddress(String listener, AdvertisedAddress address) {
+            advertised.put(listener.toUpperCase(Locale.ROOT), address);
             return this;
         }
 
@@ -1034,8 +927,8 @@ public final class KafkaCluster implements AutoCloseable {
             perNodeProperties.forEach((id, props) -> perNode.put(id, Map.copyOf(props)));
             ForkOptions forkOptions = new ForkOptions(ForkOptions.currentJavaCommand(),
                 classPath != null ? classPath : System.getProperty("java.class.path"), heap, jvmArgs);
-            return new KafkaCluster(new Settings(brokers, dedicatedControllers, rack,
-                new LinkedHashMap<>(nodeProperties), Map.copyOf(perNode), definitions, interBroker, forked,
+            return new KafkaCluster(new ClusterSettings(brokers, dedicatedControllers, rack,
+                nodeProperties, perNode, definitions, interBroker, forked,
                 forkOptions, baseDirectoryParent, deleteOnClose, startTimeout, controlledShutdownTimeout,
                 clusterId));
         }
