@@ -21,7 +21,7 @@ import org.apache.kafka.common.message.FetchResponseData.SnapshotId;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /** Random Fetch requests and responses as kafka-clients' {@code *Data}, valid for each version. */
-final class FetchCases {
+public final class FetchCases {
 
     static final short FIRST = FetchRequestSkim.OLDEST_VERSION;
     static final short LAST = FetchRequestSkim.LATEST_VERSION;
@@ -59,7 +59,7 @@ final class FetchCases {
         } + "-" + i;
     }
 
-    static FetchRequestData request(Random random, short version) {
+    public static FetchRequestData request(Random random, short version) {
         FetchRequestData data = new FetchRequestData()
                 .setMaxWaitMs(random.nextInt(1000))
                 .setMinBytes(random.nextInt(1 << 20))
@@ -169,7 +169,7 @@ final class FetchCases {
     }
 
     /** A response to {@code request} (every partition answered, in order). */
-    static FetchResponseData response(Random random, short version, FetchRequestData request) {
+    public static FetchResponseData response(Random random, short version, FetchRequestData request) {
         FetchResponseData data = new FetchResponseData().setThrottleTimeMs(random.nextInt(3000));
         if (version >= FetchRequestSkim.FIRST_SESSION_VERSION) {
             data.setSessionId(random.nextBoolean() ? 0 : random.nextInt(1 << 30));

@@ -14,7 +14,7 @@ import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /** Random Produce requests, as kafka-clients' {@code *Data}, for every layout the skims must handle. */
-final class ProduceCases {
+public final class ProduceCases {
 
     static final short FIRST = ProduceRequestSkim.OLDEST_VERSION;
     static final short LAST = ProduceRequestSkim.LATEST_VERSION;
@@ -50,7 +50,7 @@ final class ProduceCases {
         return tags;
     }
 
-    static ProduceRequestData request(Random random, short version) {
+    public static ProduceRequestData request(Random random, short version) {
         ProduceRequestData data = new ProduceRequestData()
                 .setAcks((short) (random.nextInt(3) - 1))
                 .setTimeoutMs(random.nextInt(60_000))
@@ -87,6 +87,13 @@ final class ProduceCases {
             data.topicData().add(topic);
         }
         return data;
+    }
+
+    /** A response answering every partition of a random request (v10+: with node endpoints). */
+    public static org.apache.kafka.common.message.ProduceResponseData response(Random random, short version) {
+        ProduceRequestData request = request(random, version);
+        int[] routeOf = new int[flatten(request).size()];
+        return ProduceResponseMergerTest.upstreamResponse(random, version, request, routeOf, 0, new HashSet<>());
     }
 
     /** All partitions of the request in wire order, as (topic, partition) pairs. */

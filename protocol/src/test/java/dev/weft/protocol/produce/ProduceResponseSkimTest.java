@@ -8,10 +8,8 @@ import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.skim.TestRewriter;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -50,9 +48,7 @@ class ProduceResponseSkimTest {
     }
 
     static ProduceResponseData response(Random random, short version) {
-        ProduceRequestData request = ProduceCases.request(random, version);
-        int[] routeOf = new int[ProduceCases.flatten(request).size()];
-        return ProduceResponseMergerTest.upstreamResponse(random, version, request, routeOf, 0, new HashSet<>());
+        return ProduceCases.response(random, version);
     }
 
     static void assertSkim(ProduceResponseData data, ProduceResponseSkim skim) {

@@ -30,10 +30,14 @@ public final class TestRewriter implements NodeEndpointRewriter {
         if (endpoint.upstreamNodeId() == OMITTED_NODE) {
             endpoint.omit();
         } else if (endpoint.source() % 2 == 0) {
-            endpoint.host(hosts[endpoint.nodeId()]).port(19000 + endpoint.nodeId());
+            endpoint.host(host(endpoint.nodeId())).port(19000 + endpoint.nodeId());
         } else {
             endpoint.rack(PROXY_RACK);
         }
+    }
+
+    private String host(int id) {
+        return id >= 0 && id < hosts.length ? hosts[id] : "weft-" + id + ".proxy.example"; // corrupted ids in fuzz tests
     }
 
     /** What {@link #endpoint} makes of an upstream endpoint, or null when it is omitted. */
@@ -43,7 +47,7 @@ public final class TestRewriter implements NodeEndpointRewriter {
         }
         int id = nodeId(source, nodeId);
         return source % 2 == 0
-                ? new Expected(id, hosts[id], 19000 + id, rack)
+                ? new Expected(id, host(id), 19000 + id, rack)
                 : new Expected(id, host, port, PROXY_RACK);
     }
 
