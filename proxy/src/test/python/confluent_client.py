@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""A python confluent_kafka (librdkafka) client for Weft's conformance tests.
+
+Run with the Debian python (/usr/bin/python3, package python3-confluent-kafka):
+
+  confluent_client.py produce BOOTSTRAP TOPIC INPUT.tsv
+      prints "node ID HOST PORT" per broker the client was told of, then "ack PARTITION OFFSET KEY"
+      per acknowledged record; INPUT.tsv lines are KEY<TAB>BASE64-VALUE.
+  confluent_client.py consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S
+      joins GROUP, prints "PARTITION<TAB>OFFSET<TAB>KEY<TAB>BASE64-VALUE" per record and commits
+      after each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
+"""
+import base64
+import sys
+import time
+
+import confluent_kafka
+from confluent_kafka import Consumer, KafkaError, Producer
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+def produce(bootstrap, topic, input_path):
+    producer = Producer({
+        'bootstrap.servers': bootstrap,
+        'enable.idempotence': True,
+        'acks': 'all',
+        'linger.ms': 5,
+        'compression.type': 'snappy',
+    })
+    metadata = producer.list_topics(timeout=30)
+    for broker in sorted(metadata.brokers.values(), key=lambda b: b.id):
+        print('node %d %s %d' % (broker.id, broker.host, broker.port))
+
+    errors = []
+    acked = [0]
+
+    def on_delivery(err, msg):
+        if err is not None:
+            errors.append('%s: %s' % (msg.key(), err))
+        else:
+            acked[0] += 1
+            print('ack %d %d %s' % (msg.partition(), msg.offset(), msg.key().decode('ascii')))
+
+    with open(input_path, 'r', encoding='ascii') as lines:
+        records = [line.rstrip('\n').split('\t') for line in lines if line.strip()]
+    for key, value in records:
+        while True:
+            try:
+                producer.produce(topic, key=key.encode('ascii'), value=base64.b64decode(value),
+                                 on_delivery=on_delivery)
+                break
+            except BufferError:
+                producer.poll(0.1)
+        producer.poll(0)
+    remaining = producer.flush(60)
+    sys.stdout.flush()
+    if remaining or errors or acked[0] != len(records):
+        log('produce failed: %d not flushed, %d acked of %d, errors %s'
+            % (remaining, acked[0], len(records), errors[:20]))
+        return 2
+    return 0
+
+
+def consume(bootstrap, topic, group, count, timeout_s):
+    consumer = Consumer({
+        'bootstrap.servers': bootstrap,
+        'group.id': group,
+        'auto.offset.reset': 'earliest',
+        'enable.auto.commit': False,
+    })
+    consumer.subscribe([topic])
+    received = 0
+    deadline = time.monotonic() + timeout_s
+    try:
+        while received < count and time.monotonic() < deadline:
+            batch = consumer.consume(num_messages=500, timeout=0.5)
+            good = 0
+            for msg in batch:
+                if msg.error() is not None:
+                    if msg.error().code() != KafkaError._PARTITION_EOF:
+                        log('consume error: %s' % msg.error())
+                    continue
+                print('%d\t%d\t%s\t%s' % (msg.partition(), msg.offset(), msg.key().decode('ascii'),
+                                          base64.b64encode(msg.value() or b'').decode('ascii')))
+                good += 1
+            if good:
+                consumer.commit(asynchronous=False)
+                received += good
+    finally:
+        consumer.close()
+    sys.stdout.flush()
+    if received < count:
+        log('consumed only %d of %d records within %s s' % (received, count, timeout_s))
+        return 3
+    return 0
+
+
+def main(argv):
+    log('confluent_kafka %s, librdkafka %s' % (confluent_kafka.version()[0], confluent_kafka.libversion()[0]))
+    if len(argv) == 5 and argv[1] == 'produce':
+        return produce(argv[2], argv[3], argv[4])
+    if len(argv) == 7 and argv[1] == 'consume':
+        return consume(argv[2], argv[3], argv[4], int(argv[5]), float(argv[6]))
+    log(__doc__)
+    return 64
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
