@@ -390,10 +390,6 @@ public final class ProduceResponseSkim {
         return partitionEnd[i];
     }
 
-    int bodyOffset() {
-        return bodyOffset;
-    }
-
     private void grow() {
         int n = partitionTopic.length * 2;
         partitionTopic = Arrays.copyOf(partitionTopic, n);

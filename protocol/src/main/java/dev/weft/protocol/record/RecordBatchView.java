@@ -328,6 +328,35 @@ public final class RecordBatchView {
         return updateCrc();
     }
 
+    /**
+     * Producer-id translation of a whole records field: rewrites producer_id and producer_epoch of
+     * every batch in [{@code offset}, {@code limit}) that has a producer id (idempotent or
+     * transactional; batches with {@link #NO_PRODUCER_ID} are left alone), recomputing each CRC in
+     * place. Leaves the view on the end of the range. Borrows {@code buf}.
+     *
+     * @return the number of batches rewritten
+     * @throws MalformedFrameException when the range holds a batch that is not magic 2 or ends in a
+     *     partial batch (a Produce request carries whole v2 batches only)
+     */
+    public int rewriteProducer(ByteBuf buf, int offset, int limit, long producerId, short producerEpoch) {
+        int rewritten = 0;
+        for (wrap(buf, offset, limit); hasBatch(); next()) {
+            if (magic() != MAGIC_V2) {
+                throw new MalformedFrameException("record batch at offset " + this.offset + " has magic " + magic()
+                        + "; producer ids can only be rewritten in magic 2 batches");
+            }
+            if (producerId() != NO_PRODUCER_ID) {
+                producerIdAndEpoch(producerId, producerEpoch);
+                rewritten++;
+            }
+        }
+        if (partialTrailingBytes() != 0) {
+            throw new MalformedFrameException(partialTrailingBytes() + " bytes at offset " + this.offset
+                    + " are not a whole record batch");
+        }
+        return rewritten;
+    }
+
     /** Recomputes and stores the CRC (after any in-place change of CRC-covered bytes). */
     public RecordBatchView updateCrc() {
         if (!hasBatch()) {

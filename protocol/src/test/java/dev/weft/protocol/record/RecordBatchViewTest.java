@@ -219,6 +219,20 @@ class RecordBatchViewTest {
         }
     }
 
+    @Test
+    void rewriteProducerRefusesPartialBatches() {
+        ByteBuf buf = copy(TestRecords.VARIANTS.get(1).records(), Layout.POOLED_DIRECT, new Random(5));
+        try {
+            RecordBatchView view = new RecordBatchView();
+            assertThrows(MalformedFrameException.class,
+                    () -> view.rewriteProducer(buf, 0, buf.writerIndex() - 1, 1L, (short) 1));
+            assertEquals(1, view.rewriteProducer(buf, 0, buf.writerIndex(), 1L, (short) 1));
+            assertTrue(view.wrap(buf).crcValid());
+        } finally {
+            buf.release();
+        }
+    }
+
     /** Producer-ID translation where it happens: in place, inside the client's Produce frame. */
     @Test
     void rewriteInsideAProduceRequestFrame() {
@@ -238,11 +252,22 @@ class RecordBatchViewTest {
             ProduceRequestSkim skim = new ProduceRequestSkim().wrap(frame);
             RecordBatchView view = new RecordBatchView();
             int rewritten = 0;
+            int untouched = 0;
             for (int i = 0; i < skim.partitionCount(); i++) {
                 int from = skim.recordsOffset(i);
-                for (view.wrap(frame, from, from + skim.recordsLength(i)); view.hasBatch(); view.next()) {
-                    view.producerIdAndEpoch(424_242L, (short) 9);
-                    rewritten++;
+                int to = from + skim.recordsLength(i);
+                if (i % 2 == 0) {
+                    for (view.wrap(frame, from, to); view.hasBatch(); view.next()) {
+                        view.producerIdAndEpoch(424_242L, (short) 9);
+                        rewritten++;
+                    }
+                } else {
+                    int n = view.rewriteProducer(frame, from, to, 424_242L, (short) 9);
+                    for (view.wrap(frame, from, to); view.hasBatch(); view.next()) {
+                        untouched += view.producerId() == RecordBatchView.NO_PRODUCER_ID ? 1 : 0;
+                        rewritten++;
+                    }
+                    assertTrue(n <= rewritten);
                 }
             }
             ByteBuffer bytes = ByteBuffer.wrap(ByteBufUtil.getBytes(frame));
@@ -254,13 +279,18 @@ class RecordBatchViewTest {
                 for (ProduceRequestData.PartitionProduceData partition : topic.partitionData()) {
                     for (MutableRecordBatch batch : ((MemoryRecords) partition.records()).batches()) {
                         batch.ensureValid();
-                        assertEquals(424_242L, batch.producerId());
-                        assertEquals(9, batch.producerEpoch());
+                        if (batch.producerId() == RecordBatch.NO_PRODUCER_ID) {
+                            untouched--; // rewriteProducer leaves non-idempotent batches alone
+                        } else {
+                            assertEquals(424_242L, batch.producerId());
+                            assertEquals(9, batch.producerEpoch());
+                        }
                         seen++;
                     }
                 }
             }
             assertEquals(rewritten, seen);
+            assertEquals(0, untouched, "exactly the batches without a producer id were left alone");
             assertTrue(seen >= 9);
         } finally {
             frame.release();
