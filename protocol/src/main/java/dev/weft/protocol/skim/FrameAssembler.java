@@ -121,11 +121,6 @@ public final class FrameAssembler {
         }
     }
 
-    /** Bytes of the frame written so far (size prefix included). */
-    public int length() {
-        return frame.writerIndex() + chunk.writerIndex() - segmentStart;
-    }
-
     private void flushSegment() {
         int end = chunk.writerIndex();
         if (end > segmentStart) {
