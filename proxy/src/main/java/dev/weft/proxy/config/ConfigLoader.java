@@ -140,7 +140,7 @@ public final class ConfigLoader {
             if (!c.requireObject()) {
                 continue;
             }
-            c.allowOnly(Set.of("bootstrap", "embedded"));
+            c.allowOnly(Set.of("bootstrap", "embedded", "tls"));
             ConfigNode bootstrap = c.get("bootstrap");
             ConfigNode embedded = c.get("embedded");
             if (bootstrap.isMissing() == embedded.isMissing()) {
@@ -149,8 +149,11 @@ public final class ConfigLoader {
             }
             if (!embedded.isMissing()) {
                 embedded.allowOnly(Set.of("brokers"));
+                if (!c.get("tls").isMissing()) {
+                    c.get("tls").problem("is not supported for embedded clusters (they listen in plaintext on loopback)");
+                }
                 out.put(e.getKey(), new ClusterConfig(e.getKey(), List.of(),
-                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9))));
+                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9)), null));
                 continue;
             }
             List<HostPort> addresses = new ArrayList<>();
@@ -167,7 +170,7 @@ public final class ConfigLoader {
             if (addresses.isEmpty()) {
                 bootstrap.problem("names no broker address (expected host:port[,host:port...])");
             }
-            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null));
+            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, TlsSettingsReader.upstream(c.get("tls"))));
         }
         if (out.isEmpty() && !n.isMissing()) {
             n.problem("is empty: name at least one Kafka cluster");
@@ -223,7 +226,7 @@ public final class ConfigLoader {
         if (!g.requireObject()) {
             return null;
         }
-        g.allowOnly(Set.of("name", "bind", "advertisedHost", "nodes", "brokerPorts"));
+        g.allowOnly(Set.of("name", "bind", "advertisedHost", "nodes", "brokerPorts", "tls"));
         String name = g.get("name").requiredText();
         String bindText = g.get("bind").requiredText();
         if (name == null || bindText == null) {
@@ -252,7 +255,7 @@ public final class ConfigLoader {
             ports.problem("ports " + start + " to " + (start + ids.size() - 1) + " for node ids " + ids + " run past 65535");
             return null;
         }
-        return new GatewayConfig(name, bind, advertised, nodes, start, ids);
+        return new GatewayConfig(name, bind, advertised, nodes, start, ids, TlsSettingsReader.gateway(g.get("tls")));
     }
 
     private static String defaultAdvertisedHost(String bindHost) {

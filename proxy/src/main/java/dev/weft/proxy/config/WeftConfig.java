@@ -52,7 +52,7 @@ public record WeftConfig(
      * A real Kafka cluster: reached through {@code bootstrap}, or started in-process when
      * {@code embedded} is set (for the demo and local trials).
      */
-    public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded) {
+    public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded, TlsConfig tls) {
         public boolean isEmbedded() {
             return embedded != null;
         }
@@ -81,6 +81,7 @@ public record WeftConfig(
      * @param nodes addressing scheme
      * @param brokerPortStart port of the first node id in {@code nodeIds}
      * @param nodeIds the node ids that get a port
+     * @param tls TLS termination settings, or null for plaintext
      */
     public record GatewayConfig(
             String name,
@@ -88,7 +89,8 @@ public record WeftConfig(
             String advertisedHost,
             NodeAddressing nodes,
             int brokerPortStart,
-            NodeIdRange nodeIds) {
+            NodeIdRange nodeIds,
+            TlsConfig tls) {
 
         /** The port clients use for virtual node {@code nodeId}, or -1 when it has none. */
         public int brokerPort(int nodeId) {

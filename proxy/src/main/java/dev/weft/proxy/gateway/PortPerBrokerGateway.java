@@ -12,7 +12,9 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+import dev.weft.proxy.tls.TlsContexts;
 import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -34,6 +36,7 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
     private final GatewayConfig config;
     private final String configPath;
     private final List<Channel> listeners = new ArrayList<>();
+    private final SslContext tls;
 
     /**
      * @param virtualCluster the virtual cluster's name, for logs
@@ -44,6 +47,7 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
         this.virtualCluster = virtualCluster;
         this.config = config;
         this.configPath = configPath;
+        this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
     }
 
     /**
@@ -68,12 +72,16 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
     private void bindOne(EventLoops loops, BufferPolicy buffers, SessionSettings sessions, int port,
             SessionTarget target, String purpose, String path) {
         InetSocketAddress address = new InetSocketAddress(config.bind().host(), port);
+        SslContext tls = this.tls;
         ChannelFuture bound = loops.serverBootstrap(buffers)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                        }
                         long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
                         ch.pipeline().addLast(
                                 new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),

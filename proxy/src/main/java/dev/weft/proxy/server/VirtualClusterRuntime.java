@@ -13,6 +13,7 @@ import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.node.NodeIdBijection;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,6 +110,11 @@ final class VirtualClusterRuntime implements AutoCloseable {
         @Override
         public ResponseRewriter rewriterFor(short apiKey) {
             return apiKey >= 0 && apiKey < rewriters.length ? rewriters[apiKey] : null;
+        }
+
+        @Override
+        public SslContext upstreamTls() {
+            return cluster.tls();
         }
 
         @Override

@@ -16,6 +16,8 @@ import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.PortPerBrokerGateway;
 import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.session.SessionSettings;
+import dev.weft.proxy.tls.KafkaClientTlsProperties;
+import dev.weft.proxy.tls.TlsContexts;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.testkit.KafkaCluster;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -70,7 +72,9 @@ public final class WeftProxy implements AutoCloseable {
 
     private void startUp() {
         for (ClusterConfig c : config.clusters().values()) {
-            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), Map.of()));
+            String where = "clusters." + c.name() + ".tls";
+            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), KafkaClientTlsProperties.of(c.tls()),
+                    c.tls() == null ? null : TlsContexts.client(c.tls(), where)));
         }
         WeftConfig.ServerSettings server = config.server();
         EventLoopsConfig loopsConfig = EventLoopsConfig.defaults()

@@ -14,6 +14,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
@@ -98,6 +101,10 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        SslContext tls = target.upstreamTls();
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
+                        }
                         ch.pipeline().addLast(
                                 new KafkaFrameDecoder(settings.maxFrameBytes(), "broker " + address, true),
                                 handler);
@@ -218,6 +225,17 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && !closed) {
+            if (handshake.cause() instanceof NotSslRecordException
+                    || handshake.cause().getCause() instanceof NotSslRecordException) {
+                LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
+            } else {
+                LOG.warn("{}: TLS handshake with the client failed: {}; closing", describe(), rootMessage(handshake.cause()));
+            }
+            metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
+            close();
+            return;
+        }
         if (!(evt instanceof IdleStateEvent) || closed) {
             ctx.fireUserEventTriggered(evt);
             return;
@@ -341,9 +359,23 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (!closed) {
-            LOG.warn("{}: {}; closing", describe(), cause.getMessage() != null ? cause.getMessage() : cause.toString());
+            if (cause.getCause() instanceof NotSslRecordException) {
+                LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
+                metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
+            } else {
+                LOG.warn("{}: {}; closing", describe(), rootMessage(cause));
+            }
         }
         close();
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String m = t.getMessage() != null ? t.getMessage() : t.toString();
+        return root == t || root.getMessage() == null || m.contains(root.getMessage()) ? m : m + " (" + root.getMessage() + ")";
     }
 
     /** Closes both sides and releases what is queued; idempotent. */

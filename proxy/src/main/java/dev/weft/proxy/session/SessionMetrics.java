@@ -41,6 +41,7 @@ public interface SessionMetrics {
         REWRITE_FAILED,
         TOO_MANY_PENDING,
         SLOW_CLIENT,
+        TLS_HANDSHAKE,
         IDLE
     }
 }

@@ -1,5 +1,6 @@
 package dev.weft.proxy.session;
 
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.function.BiConsumer;
 
@@ -24,6 +25,9 @@ public interface SessionTarget {
 
     /** The rewriter for responses of this API key, or null to forward them opaquely. */
     ResponseRewriter rewriterFor(short apiKey);
+
+    /** TLS for the upstream connection, or null for plaintext. */
+    SslContext upstreamTls();
 
     /** Tells the topology that a connection to this address failed, so it can be refreshed. */
     void reportUnreachable(InetSocketAddress address, Throwable cause);

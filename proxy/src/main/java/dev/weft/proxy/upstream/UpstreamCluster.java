@@ -3,6 +3,7 @@ package dev.weft.proxy.upstream;
 import dev.weft.routing.topology.BrokerEndpoint;
 import dev.weft.routing.topology.ClusterTopology;
 import dev.weft.routing.topology.TopologyHolder;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +39,7 @@ public final class UpstreamCluster implements AutoCloseable {
     private final List<InetSocketAddress> bootstrap;
     private final TopologyHolder topology;
     private final Map<String, Object> clientProperties;
+    private final SslContext tls;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final AtomicReference<CompletableFuture<ClusterTopology>> refreshing = new AtomicReference<>();
     private final Object adminLock = new Object();
@@ -48,8 +50,10 @@ public final class UpstreamCluster implements AutoCloseable {
      * @param name the cluster's name in the config
      * @param bootstrap the configured bootstrap addresses (resolved here, at start)
      * @param clientProperties extra kafka-clients properties for the discovery client (security, timeouts)
+     * @param tls TLS for connections to the brokers, or null for plaintext
      */
-    public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties) {
+    public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
+            SslContext tls) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("cluster '" + name + "' has no bootstrap address");
         }
@@ -57,6 +61,12 @@ public final class UpstreamCluster implements AutoCloseable {
         this.bootstrap = List.copyOf(bootstrap);
         this.topology = new TopologyHolder(name);
         this.clientProperties = Map.copyOf(clientProperties);
+        this.tls = tls;
+    }
+
+    /** TLS for connections to this cluster's brokers, or null for plaintext. */
+    public SslContext tls() {
+        return tls;
     }
 
     public String name() {

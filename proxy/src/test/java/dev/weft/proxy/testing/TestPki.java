@@ -1,0 +1,129 @@
+package dev.weft.proxy.testing;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * A throw-away certificate authority for TLS tests: a CA, and certificates it signs for
+ * {@code localhost} / {@code 127.0.0.1}, written as PEM files and PKCS12 stores in a directory.
+ */
+public final class TestPki {
+
+    public static final String PASSWORD = "test-password";
+    private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
+
+    private final Path dir;
+    private final KeyPair caKeys;
+    private final X509Certificate caCert;
+
+    public TestPki(Path dir) throws Exception {
+        this.dir = dir;
+        this.caKeys = keyPair();
+        X500Name name = new X500Name("CN=Weft Test CA");
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(name, serial(), notBefore(), notAfter(), name, caKeys.getPublic());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
+        this.caCert = sign(b, caKeys);
+        writePem(dir.resolve("ca.pem"), caCert);
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", caCert);
+        store(trust, dir.resolve("truststore.p12"));
+    }
+
+    /** The CA certificate, PEM. */
+    public Path caPem() {
+        return dir.resolve("ca.pem");
+    }
+
+    /** A PKCS12 trust store holding the CA (password {@link #PASSWORD}). */
+    public Path trustStore() {
+        return dir.resolve("truststore.p12");
+    }
+
+    /** Issues a certificate for localhost and 127.0.0.1; writes NAME.pem, NAME.key (PKCS#8) and NAME.p12. */
+    public Issued issue(String name) throws Exception {
+        KeyPair keys = keyPair();
+        JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(
+                new X500Name("CN=Weft Test CA"), serial(), notBefore(), notAfter(), new X500Name("CN=" + name), keys.getPublic());
+        b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
+            new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+        X509Certificate cert = sign(b, caKeys);
+        Path pem = dir.resolve(name + ".pem");
+        Path key = dir.resolve(name + ".key");
+        Path p12 = dir.resolve(name + ".p12");
+        writePem(pem, cert, caCert);
+        writePem(key, keys.getPrivate());
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        ks.load(null, null);
+        ks.setKeyEntry(name, keys.getPrivate(), PASSWORD.toCharArray(), new Certificate[] {cert, caCert});
+        store(ks, p12);
+        return new Issued(pem, key, p12);
+    }
+
+    /** PEM chain, PEM key, and PKCS12 store (password {@link #PASSWORD}) of one issued certificate. */
+    public record Issued(Path certificatePem, Path keyPem, Path keyStore) {
+    }
+
+    private static KeyPair keyPair() throws GeneralSecurityException {
+        KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+        g.initialize(2048);
+        return g.generateKeyPair();
+    }
+
+    private static X509Certificate sign(JcaX509v3CertificateBuilder b, KeyPair signer) throws Exception {
+        X509CertificateHolder holder = b.build(new JcaContentSignerBuilder("SHA256withRSA").build(signer.getPrivate()));
+        return new JcaX509CertificateConverter().getCertificate(holder);
+    }
+
+    private static BigInteger serial() {
+        return BigInteger.valueOf(SERIAL.incrementAndGet());
+    }
+
+    private static Date notBefore() {
+        return Date.from(Instant.now().minus(Duration.ofHours(1)));
+    }
+
+    private static Date notAfter() {
+        return Date.from(Instant.now().plus(Duration.ofDays(2)));
+    }
+
+    private static void writePem(Path file, Object... objects) throws IOException {
+        StringWriter text = new StringWriter();
+        try (JcaPEMWriter w = new JcaPEMWriter(text)) {
+            for (Object o : objects) {
+                w.writeObject(o instanceof java.security.PrivateKey k ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(k, null) : o);
+            }
+        }
+        Files.writeString(file, text.toString());
+    }
+
+    private static void store(KeyStore ks, Path file) throws Exception {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            ks.store(out, PASSWORD.toCharArray());
+        }
+    }
+}
