@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Renders a JMH JSON result (run with -prof gc) as Markdown tables: ns/op and heap bytes/op
+(gc.alloc.rate.norm) per benchmark and parameter set.  Usage: jmh/codec-table.py RESULT.json"""
+import json
+import sys
+from collections import defaultdict
+
+
+def params_key(params):
+    if "shape" in params:
+        p, b = params["shape"].split("x")
+        return (int(p), int(b))
+    if "partitions" in params:
+        return (int(params["partitions"]), None)
+    return (None, int(params.get("batchBytes", 0)))
+
+
+def size(b):
+    if b is None:
+        return "–"
+    return f"{b // 1048576} MiB" if b >= 1048576 else f"{b // 1024} KiB"
+
+
+def main(path):
+    rows = defaultdict(dict)  # (class, params) -> {method: (ns, bytes)}
+    for r in json.load(open(path)):
+        cls, method = r["benchmark"].rsplit(".", 2)[-2:]
+        ns = r["primaryMetric"]["score"]
+        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        rows[(cls, params_key(r.get("params", {})))][method] = (ns, alloc)
+    by_class = defaultdict(list)
+    for (cls, key), methods in rows.items():
+        by_class[cls].append((key, methods))
+    for cls in sorted(by_class):
+        entries = sorted(by_class[cls], key=lambda e: (e[0][0] or 0, e[0][1] or 0))
+        methods = sorted({m for _, ms in entries for m in ms})
+        print(f"\n### {cls}\n")
+        head = "| partitions | batch | " + " | ".join(f"{m} ns/op | {m} B/op" for m in methods) + " |"
+        print(head)
+        print("|" + "---|" * (2 + 2 * len(methods)))
+        for (p, b), ms in entries:
+            cells = []
+            for m in methods:
+                ns, alloc = ms.get(m, (None, None))
+                cells.append("" if ns is None else f"{ns:,.0f}")
+                cells.append("" if alloc is None else f"{alloc:,.0f}")
+            print(f"| {p if p is not None else '–'} | {size(b)} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
