@@ -15,6 +15,7 @@ import dev.weft.proxy.config.WeftConfig.ClusterConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.PortPerBrokerGateway;
 import dev.weft.proxy.metrics.ProxyMetrics;
+import dev.weft.proxy.session.SessionRegistry;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.tls.KafkaClientTlsProperties;
 import dev.weft.proxy.tls.TlsContexts;
@@ -48,6 +49,7 @@ public final class WeftProxy implements AutoCloseable {
     private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
     private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
     private EventLoops loops;
+    private final SessionRegistry registry = new SessionRegistry();
     private ProxyMetrics metrics;
     private AdminServer admin;
     // Written by the starting thread and by close(); read by readiness() on the admin thread.
@@ -89,7 +91,7 @@ public final class WeftProxy implements AutoCloseable {
         startAdmin();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
-                server.idleTimeoutMillis(), metrics);
+                server.idleTimeoutMillis(), metrics, registry);
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);
@@ -200,8 +202,14 @@ public final class WeftProxy implements AutoCloseable {
         for (VirtualClusterRuntime vc : virtualClusters.values()) {
             vc.close(); // stop accepting first
         }
+        Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
+        int open = registry.openConnections();
+        if (open > 0) {
+            int cut = registry.drain(drain);
+            LOG.info("drained {} client connection(s){}", open,
+                    cut > 0 ? "; " + cut + " still had requests in flight after " + drain.toMillis() + " ms (server.drainTimeoutMs) and were closed" : "");
+        }
         if (loops != null) {
-            Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
             loops.shutdownGracefully(Duration.ofMillis(Math.min(200, drain.toMillis())), drain.plusSeconds(5))
                     .awaitUninterruptibly(drain.toMillis() + 10_000, TimeUnit.MILLISECONDS);
         }

@@ -60,6 +60,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     private InetSocketAddress upstreamAddress;
     private int nextUpstreamCorrelationId;
     private boolean closed;
+    private boolean draining;
     private long lastReadNanos = System.nanoTime();
 
     public ClientSession(SessionTarget target, SessionSettings settings) {
@@ -77,6 +78,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         client = ctx.channel();
         client.config().setAutoRead(false);
         metrics = settings.metrics().metricsFor(target.virtualCluster(), client.eventLoop());
+        settings.registry().register(client);
         metrics.connectionOpened();
         LOG.debug("{}: connected", describe());
         target.resolve((address, error) -> client.eventLoop().execute(() -> onResolved(address, error)));
@@ -225,6 +227,10 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == SessionRegistry.DRAIN) {
+            startDrain();
+            return;
+        }
         if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && !closed) {
             if (handshake.cause() instanceof NotSslRecordException
                     || handshake.cause().getCause() instanceof NotSslRecordException) {
@@ -317,10 +323,31 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         if (client != null) {
             client.flush();
         }
+        if (draining) {
+            finishDrainIfIdle();
+        }
+    }
+
+    /** Shutdown: read nothing more from the client, answer what is in flight, then close. */
+    private void startDrain() {
+        if (closed || draining) {
+            return;
+        }
+        draining = true;
+        client.config().setAutoRead(false);
+        LOG.debug("{}: draining with {} request(s) in flight", describe(), inflight.size());
+        finishDrainIfIdle();
+    }
+
+    private void finishDrainIfIdle() {
+        if (!closed && inflight.isEmpty()) {
+            // Close only after the responses already written have reached the socket.
+            client.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> close());
+        }
     }
 
     void onUpstreamWritabilityChanged(boolean writable) {
-        if (!closed && client != null) {
+        if (!closed && !draining && client != null) {
             client.config().setAutoRead(writable);
         }
     }

@@ -15,6 +15,7 @@ import dev.weft.iocore.buffer.BufferPolicy;
  * @param partialFrameTimeoutMillis a client holding an incomplete frame this long is closed
  * @param idleTimeoutMillis a client with nothing in flight that is silent this long is closed
  * @param metrics where sessions report their traffic
+ * @param registry every open client connection, for draining at shutdown
  */
 public record SessionSettings(
         EventLoops loops,
@@ -24,5 +25,6 @@ public record SessionSettings(
         int maxPendingFrames,
         int partialFrameTimeoutMillis,
         int idleTimeoutMillis,
-        SessionMetricsFactory metrics) {
+        SessionMetricsFactory metrics,
+        SessionRegistry registry) {
 }
