@@ -50,6 +50,14 @@ import java.util.Set;
  *         advertisedHost: localhost        # default: the bind host, or localhost for 0.0.0.0
  *         nodes: port-per-broker
  *         brokerPorts: { start: 9193, nodeIds: "0-15" }   # default start: bind port + 1
+ *       - name: public                     # one TLS port, brokers told apart by server name
+ *         bind: "0.0.0.0:9443"
+ *         nodes: sni
+ *         tls: { certificate: ..., key: ... }
+ *         sni:
+ *           bootstrapHost: bootstrap.main.example.com
+ *           brokerHostPattern: broker-$(nodeId).main.example.com
+ *           advertisedPort: 443              # default: the bind port
  * </pre>
  */
 public final class ConfigLoader {
@@ -226,7 +234,7 @@ public final class ConfigLoader {
         if (!g.requireObject()) {
             return null;
         }
-        g.allowOnly(Set.of("name", "bind", "advertisedHost", "nodes", "brokerPorts", "tls"));
+        g.allowOnly(Set.of("name", "bind", "advertisedHost", "nodes", "brokerPorts", "tls", "sni"));
         String name = g.get("name").requiredText();
         String bindText = g.get("bind").requiredText();
         if (name == null || bindText == null) {
@@ -255,7 +263,47 @@ public final class ConfigLoader {
             ports.problem("ports " + start + " to " + (start + ids.size() - 1) + " for node ids " + ids + " run past 65535");
             return null;
         }
-        return new GatewayConfig(name, bind, advertised, nodes, start, ids, TlsSettingsReader.gateway(g.get("tls")));
+        TlsConfig tls = TlsSettingsReader.gateway(g.get("tls"));
+        WeftConfig.SniNames sni = null;
+        if (nodes == NodeAddressing.SNI) {
+            if (g.get("tls").isMissing()) {
+                g.get("tls").problem("an SNI gateway needs 'tls': the server name travels in the TLS handshake");
+            }
+            if (!ports.isMissing()) {
+                ports.problem("an SNI gateway serves every broker on its one port: leave 'brokerPorts' out");
+            }
+            sni = sniNames(g.get("sni"), bind.port());
+        } else if (!g.get("sni").isMissing()) {
+            g.get("sni").problem("only for 'nodes: sni' gateways");
+        }
+        return new GatewayConfig(name, bind, advertised, nodes, start, ids, tls, sni);
+    }
+
+    private static WeftConfig.SniNames sniNames(ConfigNode n, int bindPort) {
+        if (!n.requireObject()) {
+            return null;
+        }
+        n.allowOnly(Set.of("bootstrapHost", "brokerHostPattern", "advertisedPort"));
+        String bootstrap = n.get("bootstrapHost").requiredText();
+        String pattern = n.get("brokerHostPattern").requiredText();
+        int port = n.get("advertisedPort").integer(bindPort, 1, 65535);
+        if (bootstrap == null || pattern == null) {
+            return null;
+        }
+        String placeholder = WeftConfig.SniNames.NODE_ID_PLACEHOLDER;
+        int at = pattern.indexOf(placeholder);
+        if (at < 0 || pattern.indexOf(placeholder, at + 1) >= 0) {
+            n.get("brokerHostPattern").problem("\"" + pattern + "\" must contain " + placeholder + " exactly once, e.g. broker-"
+                    + placeholder + ".main.example.com");
+            return null;
+        }
+        String lower = pattern.toLowerCase(java.util.Locale.ROOT);
+        WeftConfig.SniNames names = new WeftConfig.SniNames(bootstrap.toLowerCase(java.util.Locale.ROOT),
+                lower.substring(0, at), lower.substring(at + placeholder.length()), port);
+        if (names.nodeIdOf(names.bootstrapHost()) >= 0) {
+            n.get("bootstrapHost").problem("\"" + bootstrap + "\" matches the broker host pattern too");
+        }
+        return names;
     }
 
     private static String defaultAdvertisedHost(String bindHost) {
@@ -270,7 +318,10 @@ public final class ConfigLoader {
                 GatewayConfig g = vc.gateways().get(i);
                 String path = "virtualClusters." + vc.name() + ".gateways[" + i + "]";
                 String owner = "gateway '" + g.name() + "' of '" + vc.name() + "'";
-                claim(owners, g.bind().port(), owner + " (bootstrap)", path + ".bind", problems);
+                claim(owners, g.bind().port(), owner + (g.nodes() == NodeAddressing.SNI ? "" : " (bootstrap)"), path + ".bind", problems);
+                if (g.nodes() == NodeAddressing.SNI) {
+                    continue;
+                }
                 for (int id = g.nodeIds().first(); id <= g.nodeIds().last(); id++) {
                     if (!claim(owners, g.brokerPort(id), owner + " (node " + id + ")", path + ".brokerPorts", problems)) {
                         break;

@@ -71,7 +71,9 @@ public record WeftConfig(
     /** How a gateway gives each virtual broker an address. */
     public enum NodeAddressing {
         /** A bootstrap port plus one port per virtual node id. */
-        PORT_PER_BROKER
+        PORT_PER_BROKER,
+        /** One TLS port; the TLS server name (SNI) picks the bootstrap or the virtual broker. */
+        SNI
     }
 
     /**
@@ -82,6 +84,7 @@ public record WeftConfig(
      * @param brokerPortStart port of the first node id in {@code nodeIds}
      * @param nodeIds the node ids that get a port
      * @param tls TLS termination settings, or null for plaintext
+     * @param sni host names of an SNI gateway, or null for port-per-broker
      */
     public record GatewayConfig(
             String name,
@@ -90,11 +93,49 @@ public record WeftConfig(
             NodeAddressing nodes,
             int brokerPortStart,
             NodeIdRange nodeIds,
-            TlsConfig tls) {
+            TlsConfig tls,
+            SniNames sni) {
 
         /** The port clients use for virtual node {@code nodeId}, or -1 when it has none. */
         public int brokerPort(int nodeId) {
             return nodeIds.contains(nodeId) ? brokerPortStart + (nodeId - nodeIds.first()) : -1;
+        }
+    }
+
+    /**
+     * The names clients use on an SNI gateway.
+     *
+     * @param bootstrapHost the bootstrap host name, e.g. {@code bootstrap.main.example.com}
+     * @param brokerHostPrefix what comes before the node id, e.g. {@code broker-}
+     * @param brokerHostSuffix what comes after it, e.g. {@code .main.example.com}
+     * @param advertisedPort the port clients are told to use (the bind port unless behind a load balancer)
+     */
+    public record SniNames(String bootstrapHost, String brokerHostPrefix, String brokerHostSuffix, int advertisedPort) {
+
+        public static final String NODE_ID_PLACEHOLDER = "$(nodeId)";
+
+        public String brokerHost(int virtualNodeId) {
+            return brokerHostPrefix + virtualNodeId + brokerHostSuffix;
+        }
+
+        /** The virtual node id a broker host name stands for, or -1 when the name is not a broker's. */
+        public int nodeIdOf(String host) {
+            String h = host.toLowerCase(java.util.Locale.ROOT);
+            if (h.length() <= brokerHostPrefix.length() + brokerHostSuffix.length()
+                    || !h.startsWith(brokerHostPrefix) || !h.endsWith(brokerHostSuffix)) {
+                return -1;
+            }
+            String digits = h.substring(brokerHostPrefix.length(), h.length() - brokerHostSuffix.length());
+            for (int i = 0; i < digits.length(); i++) {
+                if (!Character.isDigit(digits.charAt(i))) {
+                    return -1;
+                }
+            }
+            try {
+                return digits.length() > 10 ? -1 : Integer.parseInt(digits);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
         }
     }
 

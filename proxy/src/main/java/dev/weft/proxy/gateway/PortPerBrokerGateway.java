@@ -2,20 +2,14 @@ package dev.weft.proxy.gateway;
 
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
-import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.proxy.config.WeftConfig.GatewayConfig;
-import dev.weft.proxy.session.ClientSession;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
+import dev.weft.proxy.tls.TlsContexts;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
-import dev.weft.proxy.tls.TlsContexts;
-import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,17 +20,17 @@ import org.slf4j.LoggerFactory;
 /**
  * A gateway that gives every virtual broker its own port: clients bootstrap on {@code bind}, and
  * Metadata tells them virtual node {@code n} is at {@code advertisedHost:brokerPort(n)}. All ports are
- * bound at start, so a client never races a bind after reading Metadata.
+ * bound at start, so a client never races a bind after reading Metadata. TLS is optional.
  */
-public final class PortPerBrokerGateway implements BrokerAddressBook, AutoCloseable {
+public final class PortPerBrokerGateway implements Gateway {
 
     private static final Logger LOG = LoggerFactory.getLogger(PortPerBrokerGateway.class);
 
     private final String virtualCluster;
     private final GatewayConfig config;
     private final String configPath;
-    private final List<Channel> listeners = new ArrayList<>();
     private final SslContext tls;
+    private final List<Channel> listeners = new ArrayList<>();
 
     /**
      * @param virtualCluster the virtual cluster's name, for logs
@@ -50,58 +44,53 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
         this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
     }
 
-    /**
-     * Binds the bootstrap port and one port per node id in the range.
-     *
-     * @param bootstrapTarget where bootstrap connections go
-     * @param brokerTarget where connections to virtual node {@code n} go
-     * @throws GatewayBindException naming the address, the port's purpose and the config path
-     */
+    @Override
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions,
             SessionTarget bootstrapTarget, IntFunction<SessionTarget> brokerTarget) {
-        bindOne(loops, buffers, sessions, config.bind().port(), bootstrapTarget, "bootstrap", configPath + ".bind");
-        for (int nodeId = config.nodeIds().first(); nodeId <= config.nodeIds().last(); nodeId++) {
-            bindOne(loops, buffers, sessions, config.brokerPort(nodeId), brokerTarget.apply(nodeId),
-                    "node " + nodeId, configPath + ".brokerPorts");
+        try {
+            bindOne(loops, buffers, sessions, config.bind().port(), bootstrapTarget, "bootstrap", configPath + ".bind");
+            for (int nodeId = config.nodeIds().first(); nodeId <= config.nodeIds().last(); nodeId++) {
+                bindOne(loops, buffers, sessions, config.brokerPort(nodeId), brokerTarget.apply(nodeId),
+                        "node " + nodeId, configPath + ".brokerPorts");
+            }
+        } catch (GatewayBindException e) {
+            close();
+            throw e;
         }
-        LOG.info("virtual cluster '{}', gateway '{}': bootstrap {}:{}, brokers {}:{}-{} for node ids {}",
+        LOG.info("virtual cluster '{}', gateway '{}': bootstrap {}:{}, brokers {}:{}-{} for node ids {}{}",
                 virtualCluster, config.name(), config.bind().host(), config.bind().port(), config.bind().host(),
-                config.brokerPortStart(), config.brokerPortStart() + config.nodeIds().size() - 1, config.nodeIds());
+                config.brokerPortStart(), config.brokerPortStart() + config.nodeIds().size() - 1, config.nodeIds(),
+                tls != null ? ", TLS" : "");
     }
 
     private void bindOne(EventLoops loops, BufferPolicy buffers, SessionSettings sessions, int port,
             SessionTarget target, String purpose, String path) {
-        InetSocketAddress address = new InetSocketAddress(config.bind().host(), port);
         SslContext tls = this.tls;
-        ChannelFuture bound = loops.serverBootstrap(buffers)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.AUTO_READ, false)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
+        listeners.add(GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), port),
+                new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc()));
                         }
-                        long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
-                        ch.pipeline().addLast(
-                                new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
-                                new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true),
-                                new ClientSession(target, sessions));
+                        GatewayListeners.addSession(ch.pipeline(), sessions, target);
                     }
-                })
-                .bind(address)
-                .awaitUninterruptibly();
-        if (!bound.isSuccess()) {
-            close();
-            throw new GatewayBindException(path + ": cannot listen on " + address + " (" + purpose + " of gateway '"
-                    + config.name() + "' of virtual cluster '" + virtualCluster + "'): " + bound.cause().getMessage(),
-                    bound.cause());
-        }
-        listeners.add(bound.channel());
+                },
+                purpose + " of gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'", path));
     }
 
     @Override
-    public String advertisedHost() {
+    public String brokerHost(int virtualNodeId) {
+        return config.advertisedHost();
+    }
+
+    @Override
+    public int brokerPort(int virtualNodeId) {
+        return config.brokerPort(virtualNodeId);
+    }
+
+    @Override
+    public String bootstrapHost() {
         return config.advertisedHost();
     }
 
@@ -111,25 +100,15 @@ public final class PortPerBrokerGateway implements BrokerAddressBook, AutoClosea
     }
 
     @Override
-    public int brokerPort(int virtualNodeId) {
-        return config.brokerPort(virtualNodeId);
-    }
-
-    @Override
     public String describeRange() {
         return "gateway '" + config.name() + "' serves node ids " + config.nodeIds() + ", " + configPath + ".brokerPorts.nodeIds";
     }
 
+    @Override
     public GatewayConfig config() {
         return config;
     }
 
-    /** The bootstrap address clients are given: advertised host and bootstrap port. */
-    public String bootstrapAddress() {
-        return config.advertisedHost() + ":" + config.bind().port();
-    }
-
-    /** Stops accepting; connections already open stay up until their sessions end. */
     @Override
     public void close() {
         for (Channel listener : listeners) {

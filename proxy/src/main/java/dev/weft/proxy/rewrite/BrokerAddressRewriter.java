@@ -87,7 +87,7 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
             int virtualId = bijection.toVirtual(route, b.nodeId());
             rewritten.add(new MetadataResponseData.MetadataResponseBroker()
                     .setNodeId(virtualId)
-                    .setHost(addresses.advertisedHost())
+                    .setHost(hostFor(virtualId))
                     .setPort(portFor(virtualId))
                     .setRack(b.rack()));
         }
@@ -111,14 +111,14 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
         if (version < 4) {
             if (data.errorCode() == 0 && data.nodeId() >= 0) {
                 int virtualId = bijection.toVirtual(route, data.nodeId());
-                data.setNodeId(virtualId).setHost(addresses.advertisedHost()).setPort(portFor(virtualId));
+                data.setNodeId(virtualId).setHost(hostFor(virtualId)).setPort(portFor(virtualId));
             }
             return;
         }
         for (FindCoordinatorResponseData.Coordinator c : data.coordinators()) {
             if (c.errorCode() == 0 && c.nodeId() >= 0) {
                 int virtualId = bijection.toVirtual(route, c.nodeId());
-                c.setNodeId(virtualId).setHost(addresses.advertisedHost()).setPort(portFor(virtualId));
+                c.setNodeId(virtualId).setHost(hostFor(virtualId)).setPort(portFor(virtualId));
             }
         }
     }
@@ -135,7 +135,7 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
             int virtualId = bijection.toVirtual(route, b.brokerId());
             rewritten.add(new DescribeClusterResponseData.DescribeClusterBroker()
                     .setBrokerId(virtualId)
-                    .setHost(addresses.advertisedHost())
+                    .setHost(hostFor(virtualId))
                     .setPort(portFor(virtualId))
                     .setRack(b.rack())
                     .setIsFenced(b.isFenced()));
@@ -151,6 +151,10 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
             out.add(bijection.toVirtual(route, id));
         }
         return out;
+    }
+
+    private String hostFor(int virtualId) {
+        return addresses.brokerPort(virtualId) > 0 ? addresses.brokerHost(virtualId) : addresses.bootstrapHost();
     }
 
     private int portFor(int virtualId) {

@@ -5,9 +5,10 @@ import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.proxy.config.WeftConfig.GatewayConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
-import dev.weft.proxy.gateway.PortPerBrokerGateway;
+import dev.weft.proxy.gateway.Gateway;
 import dev.weft.proxy.rewrite.ApiVersionsClamp;
 import dev.weft.proxy.rewrite.BrokerAddressRewriter;
+import dev.weft.proxy.rewrite.NodeEndpointForwarder;
 import dev.weft.proxy.session.ResponseRewriter;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
@@ -33,7 +34,7 @@ final class VirtualClusterRuntime implements AutoCloseable {
     private final VirtualClusterConfig config;
     private final UpstreamCluster cluster;
     private final NodeIdBijection bijection = NodeIdBijection.single();
-    private final List<PortPerBrokerGateway> gateways = new ArrayList<>();
+    private final List<Gateway> gateways = new ArrayList<>();
 
     VirtualClusterRuntime(VirtualClusterConfig config, UpstreamCluster cluster) {
         this.config = config;
@@ -43,8 +44,7 @@ final class VirtualClusterRuntime implements AutoCloseable {
     void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions) {
         for (int i = 0; i < config.gateways().size(); i++) {
             GatewayConfig g = config.gateways().get(i);
-            PortPerBrokerGateway gateway = new PortPerBrokerGateway(config.name(), g,
-                    "virtualClusters." + config.name() + ".gateways[" + i + "]");
+            Gateway gateway = Gateway.create(config.name(), g, "virtualClusters." + config.name() + ".gateways[" + i + "]");
             ResponseRewriter[] rewriters = rewriters(gateway);
             gateway.bind(loops, buffers, sessions,
                     new Target(rewriters, -1), virtualId -> new Target(rewriters, virtualId));
@@ -52,7 +52,7 @@ final class VirtualClusterRuntime implements AutoCloseable {
         }
     }
 
-    private ResponseRewriter[] rewriters(PortPerBrokerGateway gateway) {
+    private ResponseRewriter[] rewriters(Gateway gateway) {
         ResponseRewriter[] byApiKey = new ResponseRewriter[ApiKeyTable.size()];
         BrokerAddressRewriter addresses = new BrokerAddressRewriter(gateway, bijection, ROUTE, cluster.topology(),
                 "virtual cluster '" + config.name() + "', gateway '" + gateway.config().name() + "'");
@@ -60,6 +60,9 @@ final class VirtualClusterRuntime implements AutoCloseable {
         byApiKey[ApiKeys.FIND_COORDINATOR.id] = addresses;
         byApiKey[ApiKeys.DESCRIBE_CLUSTER.id] = addresses;
         byApiKey[ApiKeys.API_VERSIONS.id] = API_VERSIONS_CLAMP;
+        NodeEndpointForwarder endpoints = new NodeEndpointForwarder(gateway, bijection, ROUTE);
+        byApiKey[ApiKeys.PRODUCE.id] = endpoints;
+        byApiKey[ApiKeys.FETCH.id] = endpoints;
         return byApiKey;
     }
 
@@ -67,13 +70,13 @@ final class VirtualClusterRuntime implements AutoCloseable {
         return config.name();
     }
 
-    List<PortPerBrokerGateway> gateways() {
+    List<Gateway> gateways() {
         return gateways;
     }
 
     @Override
     public void close() {
-        for (PortPerBrokerGateway g : gateways) {
+        for (Gateway g : gateways) {
             g.close();
         }
     }

@@ -13,7 +13,7 @@ import dev.weft.proxy.config.HostPort;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.config.WeftConfig.ClusterConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
-import dev.weft.proxy.gateway.PortPerBrokerGateway;
+import dev.weft.proxy.gateway.Gateway;
 import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.session.SessionRegistry;
 import dev.weft.proxy.session.SessionSettings;
@@ -144,7 +144,7 @@ public final class WeftProxy implements AutoCloseable {
         if (vc == null) {
             throw new IllegalArgumentException("no virtual cluster named '" + virtualCluster + "'");
         }
-        return vc.gateways().stream().map(PortPerBrokerGateway::bootstrapAddress).toList();
+        return vc.gateways().stream().map(Gateway::bootstrapAddress).toList();
     }
 
     public UpstreamCluster cluster(String name) {

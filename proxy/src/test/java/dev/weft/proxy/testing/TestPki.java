@@ -64,13 +64,21 @@ public final class TestPki {
         return dir.resolve("truststore.p12");
     }
 
-    /** Issues a certificate for localhost and 127.0.0.1; writes NAME.pem, NAME.key (PKCS#8) and NAME.p12. */
-    public Issued issue(String name) throws Exception {
+    /**
+     * Issues a certificate for localhost, 127.0.0.1 and any {@code extraDnsNames} (wildcards allowed);
+     * writes NAME.pem, NAME.key (PKCS#8) and NAME.p12.
+     */
+    public Issued issue(String name, String... extraDnsNames) throws Exception {
         KeyPair keys = keyPair();
         JcaX509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(
                 new X500Name("CN=Weft Test CA"), serial(), notBefore(), notAfter(), new X500Name("CN=" + name), keys.getPublic());
-        b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-            new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
+        GeneralName[] names = new GeneralName[2 + extraDnsNames.length];
+        names[0] = new GeneralName(GeneralName.dNSName, "localhost");
+        names[1] = new GeneralName(GeneralName.iPAddress, "127.0.0.1");
+        for (int i = 0; i < extraDnsNames.length; i++) {
+            names[2 + i] = new GeneralName(GeneralName.dNSName, extraDnsNames[i]);
+        }
+        b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
         X509Certificate cert = sign(b, caKeys);
         Path pem = dir.resolve(name + ".pem");
         Path key = dir.resolve(name + ".key");

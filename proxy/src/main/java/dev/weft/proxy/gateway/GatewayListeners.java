@@ -1,0 +1,54 @@
+package dev.weft.proxy.gateway;
+
+import dev.weft.iocore.EventLoops;
+import dev.weft.iocore.buffer.BufferPolicy;
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.SessionSettings;
+import dev.weft.proxy.session.SessionTarget;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** What every gateway does alike: bind a listening socket, and put a client session into a pipeline. */
+final class GatewayListeners {
+
+    private GatewayListeners() {
+    }
+
+    /**
+     * Binds {@code address}; accepted channels start with reads off (a session reads once its upstream
+     * is connected) and get {@code childHandler}.
+     *
+     * @param describe what the socket is for, in the error message ("bootstrap of gateway 'g' of virtual cluster 'v'")
+     * @param configPath where the address comes from in the config
+     */
+    static Channel bind(EventLoops loops, BufferPolicy buffers, InetSocketAddress address, ChannelHandler childHandler,
+            String describe, String configPath) {
+        ChannelFuture bound = loops.serverBootstrap(buffers)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childHandler(childHandler)
+                .bind(address)
+                .awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new GatewayBindException(configPath + ": cannot listen on " + address + " (" + describe + "): "
+                    + bound.cause().getMessage(), bound.cause());
+        }
+        return bound.channel();
+    }
+
+    /** Appends the handlers of a Kafka client session: idle/slow-client timer, framing, the session. */
+    static void addSession(ChannelPipeline pipeline, SessionSettings sessions, SessionTarget target) {
+        long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
+        pipeline.addLast(
+                new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
+                new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true),
+                new ClientSession(target, sessions));
+    }
+}
