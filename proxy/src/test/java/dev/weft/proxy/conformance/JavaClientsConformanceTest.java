@@ -400,14 +400,24 @@ class JavaClientsConformanceTest {
         }
     }
 
-    /** Admin through the proxy describes the live group: its type, its members, its coordinator's proxy address. */
+    /**
+     * Admin through the proxy describes the live group: its type, its members owning every partition
+     * once the coordinator sees it stable, and its coordinator at a proxy address.
+     */
     private static void assertGroupThroughProxy(String group, GroupType type, int members) throws Exception {
         try (Admin admin = newAdmin()) {
-            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
-                    .get(API_TIMEOUT_S, TimeUnit.SECONDS);
+            ConsumerGroupDescription[] last = new ConsumerGroupDescription[1];
+            Poll.until(WAIT, group + " to be described as stable with " + members + " members", () -> {
+                try {
+                    last[0] = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                            .get(API_TIMEOUT_S, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError("describeConsumerGroups(" + group + ") failed", e);
+                }
+                return last[0].groupState() == GroupState.STABLE && last[0].members().size() == members;
+            }, () -> "last described " + last[0]);
+            ConsumerGroupDescription d = last[0];
             assertEquals(type, d.type(), "group type");
-            assertEquals(GroupState.STABLE, d.groupState(), () -> "group state of " + d);
-            assertEquals(members, d.members().size(), () -> "members of " + d);
             int owned = d.members().stream().mapToInt(m -> m.assignment().topicPartitions().size()).sum();
             assertEquals(6, owned, () -> "assigned partitions of " + d);
             env.assertProxyAddress(d.coordinator().host(), d.coordinator().port(), "coordinator of " + group);
