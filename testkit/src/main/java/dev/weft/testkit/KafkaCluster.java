@@ -99,6 +99,9 @@ public final class KafkaCluster implements AutoCloseable {
     public static final int FIRST_DEDICATED_CONTROLLER_ID = 3000;
 
     static final String HOST = "127.0.0.1";
+    private static final String DIRECTORY_PREFIX = "weft-kafka-";
+    /** Holds the pid of the JVM that owns a cluster directory. */
+    private static final String OWNER_FILE = "owner.pid";
     private static final int MAX_COMBINED_VOTERS = 3;
     private static final Pattern LISTENER_NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
@@ -144,8 +147,10 @@ public final class KafkaCluster implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             baseDirectory = settings.baseDirectoryParent() == null
-                ? Files.createTempDirectory("weft-kafka-")
-                : Files.createTempDirectory(Files.createDirectories(settings.baseDirectoryParent()), "weft-kafka-");
+                ? Files.createTempDirectory(DIRECTORY_PREFIX)
+                : Files.createTempDirectory(Files.createDirectories(settings.baseDirectoryParent()), DIRECTORY_PREFIX);
+            Files.writeString(baseDirectory.resolve(OWNER_FILE), Long.toString(ProcessHandle.current().pid()));
+            deleteOrphans(baseDirectory.getParent());
             clusterId = settings.clusterId() != null ? settings.clusterId() : Uuid.randomUuid().toString();
             ports = new PortReservations(HOST, !settings.forked());
 
@@ -210,6 +215,10 @@ public final class KafkaCluster implements AutoCloseable {
      * everything goes), closes the {@link #admin()} client, releases every port and deletes the cluster's
      * directory unless told to keep it. Idempotent.
      *
+     * <p>With a quorum of three voters this takes about 5 s: Kafka's raft client gives a resigning
+     * leader a fixed 5 s to see a successor elected, and nobody is left to be one. A single voter (one
+     * broker, or {@link Builder#dedicatedControllers(int) dedicatedControllers(1)}) closes at once.
+     *
      * @throws UncheckedIOException if the directory cannot be deleted
      */
     @Override
@@ -248,6 +257,31 @@ public final class KafkaCluster implements AutoCloseable {
             } else {
                 LOG.info("Kafka cluster {} kept its files in {}", clusterId, baseDirectory);
             }
+        }
+    }
+
+    /**
+     * Deletes cluster directories whose owning JVM no longer exists: one killed before it could close
+     * its cluster (a SIGKILLed or timed-out test JVM) leaves its directory behind, and the next cluster
+     * started in the same place cleans it up. A directory whose owner cannot be read is left alone.
+     */
+    private static void deleteOrphans(Path parent) {
+        try (var candidates = Files.newDirectoryStream(parent, DIRECTORY_PREFIX + "*")) {
+            for (Path candidate : candidates) {
+                Path owner = candidate.resolve(OWNER_FILE);
+                long pid;
+                try {
+                    pid = Long.parseLong(Files.readString(owner).trim());
+                } catch (IOException | NumberFormatException e) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isEmpty()) {
+                    LOG.info("Deleting {}, left behind by process {} which no longer runs", candidate, pid);
+                    Utils.delete(candidate.toFile());
+                }
+            }
+        } catch (IOException e) {
+            LOG.warn("Cannot look for abandoned cluster directories in {}", parent, e);
         }
     }
 

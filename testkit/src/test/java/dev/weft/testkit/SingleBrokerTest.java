@@ -1,8 +1,10 @@
 package dev.weft.testkit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -33,6 +35,24 @@ class SingleBrokerTest {
             assertEquals(sent.size(), read.size());
             assertTrue(read.containsAll(sent));
             assertTrue(cluster.fatalFaults().isEmpty(), () -> cluster.fatalFaults().toString());
+        }
+    }
+
+    @Test
+    void startDeletesDirectoriesOfDeadOwnersOnly(@TempDir Path parent) throws Exception {
+        Process finished = new ProcessBuilder("true").start();
+        finished.waitFor();
+        Path abandoned = Files.createDirectories(parent.resolve("weft-kafka-abandoned/node-0/logs"));
+        Files.writeString(parent.resolve("weft-kafka-abandoned/owner.pid"), Long.toString(finished.pid()));
+        Path alive = Files.createDirectories(parent.resolve("weft-kafka-alive"));
+        Files.writeString(alive.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
+        Path unknown = Files.createDirectories(parent.resolve("weft-kafka-unknown"));
+
+        try (KafkaCluster cluster = KafkaCluster.builder().baseDirectory(parent).build().start()) {
+            assertEquals(parent, cluster.baseDirectory().getParent());
+            assertFalse(Files.exists(abandoned.getParent().getParent()), "owner " + finished.pid() + " is gone");
+            assertTrue(Files.isDirectory(alive), "owner is this JVM");
+            assertTrue(Files.isDirectory(unknown), "no owner file: left alone");
         }
     }
 
