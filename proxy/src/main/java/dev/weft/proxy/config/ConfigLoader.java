@@ -148,7 +148,7 @@ public final class ConfigLoader {
             if (!c.requireObject()) {
                 continue;
             }
-            c.allowOnly(Set.of("bootstrap", "embedded", "tls"));
+            c.allowOnly(Set.of("bootstrap", "embedded", "tls", "sasl"));
             ConfigNode bootstrap = c.get("bootstrap");
             ConfigNode embedded = c.get("embedded");
             if (bootstrap.isMissing() == embedded.isMissing()) {
@@ -161,7 +161,7 @@ public final class ConfigLoader {
                     c.get("tls").problem("is not supported for embedded clusters (they listen in plaintext on loopback)");
                 }
                 out.put(e.getKey(), new ClusterConfig(e.getKey(), List.of(),
-                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9)), null));
+                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9)), null, null));
                 continue;
             }
             List<HostPort> addresses = new ArrayList<>();
@@ -178,7 +178,8 @@ public final class ConfigLoader {
             if (addresses.isEmpty()) {
                 bootstrap.problem("names no broker address (expected host:port[,host:port...])");
             }
-            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, TlsSettingsReader.upstream(c.get("tls"))));
+            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, TlsSettingsReader.upstream(c.get("tls")),
+                    sasl(c.get("sasl"))));
         }
         if (out.isEmpty() && !n.isMissing()) {
             n.problem("is empty: name at least one Kafka cluster");
@@ -277,6 +278,27 @@ public final class ConfigLoader {
             g.get("sni").problem("only for 'nodes: sni' gateways");
         }
         return new GatewayConfig(name, bind, advertised, nodes, start, ids, tls, sni);
+    }
+
+    private static WeftConfig.SaslCredentials sasl(ConfigNode n) {
+        if (n.isMissing() || !n.requireObject()) {
+            return null;
+        }
+        n.allowOnly(Set.of("mechanism", "username", "password"));
+        String mechanism = n.get("mechanism").requiredText();
+        WeftConfig.SaslMechanism m = null;
+        for (WeftConfig.SaslMechanism candidate : WeftConfig.SaslMechanism.values()) {
+            if (candidate.kafkaName.equalsIgnoreCase(String.valueOf(mechanism))) {
+                m = candidate;
+            }
+        }
+        if (mechanism != null && m == null) {
+            n.get("mechanism").problem("\"" + mechanism + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+        }
+        String user = n.get("username").requiredText();
+        String password = n.get("password").requiredText();
+        return m == null || user == null || password == null ? null
+                : new WeftConfig.SaslCredentials(m, user, Secret.of(password));
     }
 
     private static WeftConfig.SniNames sniNames(ConfigNode n, int bindPort) {

@@ -52,9 +52,32 @@ public record WeftConfig(
      * A real Kafka cluster: reached through {@code bootstrap}, or started in-process when
      * {@code embedded} is set (for the demo and local trials).
      */
-    public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded, TlsConfig tls) {
+    public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded, TlsConfig tls,
+            SaslCredentials sasl) {
         public boolean isEmbedded() {
             return embedded != null;
+        }
+    }
+
+    /**
+     * Credentials for the proxy's own discovery client on a SASL listener. Clients' connections never
+     * use them: client SASL passes through end to end.
+     */
+    public record SaslCredentials(SaslMechanism mechanism, String username, Secret password) {
+    }
+
+    /** SASL mechanisms the discovery client can use. */
+    public enum SaslMechanism {
+        PLAIN("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule"),
+        SCRAM_SHA_256("SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule"),
+        SCRAM_SHA_512("SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule");
+
+        public final String kafkaName;
+        public final String loginModule;
+
+        SaslMechanism(String kafkaName, String loginModule) {
+            this.kafkaName = kafkaName;
+            this.loginModule = loginModule;
         }
     }
 

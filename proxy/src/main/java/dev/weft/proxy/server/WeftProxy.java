@@ -17,7 +17,7 @@ import dev.weft.proxy.gateway.Gateway;
 import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.session.SessionRegistry;
 import dev.weft.proxy.session.SessionSettings;
-import dev.weft.proxy.tls.KafkaClientTlsProperties;
+import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.tls.TlsContexts;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.testkit.KafkaCluster;
@@ -75,7 +75,7 @@ public final class WeftProxy implements AutoCloseable {
     private void startUp() {
         for (ClusterConfig c : config.clusters().values()) {
             String where = "clusters." + c.name() + ".tls";
-            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), KafkaClientTlsProperties.of(c.tls()),
+            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
                     c.tls() == null ? null : TlsContexts.client(c.tls(), where)));
         }
         WeftConfig.ServerSettings server = config.server();

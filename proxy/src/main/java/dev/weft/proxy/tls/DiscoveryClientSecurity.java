@@ -1,25 +1,33 @@
 package dev.weft.proxy.tls;
 
 import dev.weft.proxy.config.TlsConfig;
+import dev.weft.proxy.config.WeftConfig;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The kafka-clients properties that give the proxy's own discovery client the same TLS settings as
- * its upstream connections (trust, client certificate, host name verification).
+ * The kafka-clients security properties of the proxy's own discovery client: the same TLS settings as
+ * its upstream connections (trust, client certificate, host name verification) and, on a SASL
+ * listener, the discovery credentials from the config. Client connections never use these.
  */
-public final class KafkaClientTlsProperties {
+public final class DiscoveryClientSecurity {
 
-    private KafkaClientTlsProperties() {
+    private DiscoveryClientSecurity() {
     }
 
-    /** Empty for a plaintext cluster. */
-    public static Map<String, Object> of(TlsConfig tls) {
+    /** Empty for a plaintext cluster without discovery credentials. */
+    public static Map<String, Object> of(TlsConfig tls, WeftConfig.SaslCredentials sasl) {
         Map<String, Object> p = new HashMap<>();
+        if (sasl != null) {
+            p.put("security.protocol", tls == null ? "SASL_PLAINTEXT" : "SASL_SSL");
+            p.put("sasl.mechanism", sasl.mechanism().kafkaName);
+            p.put("sasl.jaas.config", sasl.mechanism().loginModule + " required username=\"" + escape(sasl.username())
+                    + "\" password=\"" + escape(new String(sasl.password().reveal())) + "\";");
+        }
         if (tls == null) {
             return p;
         }
-        p.put("security.protocol", "SSL");
+        p.putIfAbsent("security.protocol", "SSL");
         p.put("ssl.endpoint.identification.algorithm", tls.verifyHostname() ? "https" : "");
         if (tls.trust() != null) {
             if (tls.trust().certificates() != null) {
@@ -51,5 +59,9 @@ public final class KafkaClientTlsProperties {
             }
         }
         return p;
+    }
+
+    private static String escape(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 }
