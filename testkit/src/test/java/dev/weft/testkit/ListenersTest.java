@@ -2,6 +2,9 @@ package dev.weft.testkit;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -22,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * A second client listener with its own security protocol and advertised address: PLAINTEXT for the
- * brokers themselves, SASL_PLAINTEXT (PLAIN) advertised as {@code localhost} for clients.
+ * brokers themselves, SASL_PLAINTEXT (PLAIN and SCRAM-SHA-512) advertised as {@code localhost} for clients.
  */
 class ListenersTest {
 
@@ -37,8 +40,10 @@ class ListenersTest {
             .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
             .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
             .advertisedAddress("EXTERNAL", (nodeId, boundPort) -> "localhost:" + boundPort)
-            .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "PLAIN")
+            .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512")
             .brokerProperty("listener.name.external.plain.sasl.jaas.config", JAAS)
+            .brokerProperty("listener.name.external.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;")
             .build()
             .start();
     }
@@ -71,6 +76,22 @@ class ListenersTest {
             ExecutionException failure = assertThrows(ExecutionException.class,
                 () -> intruder.describeCluster().clusterId().get(30, TimeUnit.SECONDS));
             assertInstanceOf(SaslAuthenticationException.class, failure.getCause());
+        }
+    }
+
+    @Test
+    void scramCredentialsCreatedThroughAdminAuthenticate() throws Exception {
+        cluster.admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("bob",
+                new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "bob-secret")))
+            .all().get(30, TimeUnit.SECONDS);
+        Map<String, Object> config = cluster.clientConfig("EXTERNAL");
+        config.put(SaslConfigs.SASL_MECHANISM, "SCRAM-SHA-512");
+        config.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+            + "username=\"bob\" password=\"bob-secret\";");
+        try (Admin bob = Admin.create(config)) {
+            // The credential reaches the broker through the metadata log, a moment after the call returns.
+            Await.until(Duration.ofSeconds(30), "bob to authenticate with SCRAM-SHA-512",
+                () -> cluster.clusterId().equals(bob.describeCluster().clusterId().get(10, TimeUnit.SECONDS)));
         }
     }
 
