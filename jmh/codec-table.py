@@ -1,9 +1,18 @@
 #!/usr/bin/env python3
-"""Renders a JMH JSON result (run with -prof gc) as Markdown tables: ns/op and heap bytes/op
-(gc.alloc.rate.norm) per benchmark and parameter set.  Usage: jmh/codec-table.py RESULT.json"""
+"""Renders a JMH JSON result (run with -prof gc) as Markdown tables: median ns/op and median heap
+bytes/op (gc.alloc.rate.norm) over the measured iterations, per benchmark and parameter set.  Usage: jmh/codec-table.py RESULT.json"""
 import json
 import sys
 from collections import defaultdict
+
+
+def median(metric):
+    """Median over all measured iterations (JMH's own score is their mean)."""
+    raw = sorted(v for fork in metric.get("rawData", []) for v in fork)
+    if not raw:
+        return metric["score"]
+    n = len(raw)
+    return raw[n // 2] if n % 2 else (raw[n // 2 - 1] + raw[n // 2]) / 2
 
 
 def params_key(params):
@@ -25,8 +34,9 @@ def main(path):
     rows = defaultdict(dict)  # (class, params) -> {method: (ns, bytes)}
     for r in json.load(open(path)):
         cls, method = r["benchmark"].rsplit(".", 2)[-2:]
-        ns = r["primaryMetric"]["score"]
-        alloc = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+        ns = median(r["primaryMetric"])
+        norm = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
+        alloc = median(norm) if norm else None
         rows[(cls, params_key(r.get("params", {})))][method] = (ns, alloc)
     by_class = defaultdict(list)
     for (cls, key), methods in rows.items():
