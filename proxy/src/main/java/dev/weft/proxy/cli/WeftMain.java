@@ -84,6 +84,8 @@ public final class WeftMain {
             out.println("weft: virtual cluster '" + vc + "' at " + String.join(", ", proxy.bootstrapAddresses(vc))
                     + " (transport " + proxy.transport() + ")");
         }
+        proxy.adminAddress().ifPresent(a -> out.println("weft: admin endpoint http://" + a.getHostString() + ":" + a.getPort()
+                + "/ (metrics, livez, readyz)"));
         awaitShutdown(proxy);
         return 0;
     }
@@ -111,6 +113,7 @@ public final class WeftMain {
         out.println();
         out.println("  Kafka (direct):   " + proxy.embeddedClusters().get(0).bootstrapServers());
         out.println("  Weft bootstrap:   " + bootstrap + "   (transport " + proxy.transport() + ")");
+        proxy.adminAddress().ifPresent(a -> out.println("  Metrics:          http://" + a.getHostString() + ":" + a.getPort() + "/metrics"));
         out.println();
         out.println("  Try it (in another terminal):");
         out.println("    kcat -b " + bootstrap + " -L");
