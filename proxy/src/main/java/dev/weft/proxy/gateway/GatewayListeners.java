@@ -31,6 +31,8 @@ final class GatewayListeners {
     static Channel bind(EventLoops loops, BufferPolicy buffers, InetSocketAddress address, ChannelHandler childHandler,
             String describe, String configPath) {
         ChannelFuture bound = loops.serverBootstrap(buffers)
+                // A restarted proxy must get its ports back while old connections sit in TIME_WAIT.
+                .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(childHandler)
