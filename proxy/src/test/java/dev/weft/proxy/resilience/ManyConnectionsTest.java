@@ -1,0 +1,206 @@
+package dev.weft.proxy.resilience;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.testkit.KafkaCluster;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * 2,000 client connections held open at once, every one served: each gets a correct ApiVersions
+ * answer when it opens and again after a real produce/consume ran through the proxy beside them.
+ *
+ * <p>Reports the process's resident set size before, with all connections open, and after they close.
+ * The proxy runs inside the test JVM, together with the embedded broker and the test's own 2,000
+ * sockets, so the figures are the whole process's: each proxied connection costs four descriptors in
+ * this JVM (test socket, proxy client side, proxy upstream side, broker side).
+ */
+class ManyConnectionsTest {
+
+    private static final int CONNECTIONS = Integer.getInteger("weft.resilience.connections", 2_000);
+    private static final int OPENERS = 16;
+
+    private static KafkaCluster kafka;
+    private static WeftProxy proxy;
+    private static InetSocketAddress bootstrap;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = KafkaCluster.builder().brokers(1)
+                .brokerProperty("socket.listen.backlog.size", "4096")
+                .build().start();
+        proxy = ProxyFixture.startInFrontOf(kafka);
+        bootstrap = ResilientProxy.bootstrapAddress(proxy);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @Test
+    void twoThousandConnectionsAreHeldOpenAndEveryOneIsServed() throws Exception {
+        kafka.createTopic("many", 3, 1);
+        roundTrip("many", 100); // warm up clients, proxy and broker before the baseline
+        Poll.until(Duration.ofSeconds(20), "the warm-up clients' connections to close",
+                () -> ResilientProxy.count(proxy, "weft_connections_active") == 0);
+        long rssBefore = ProcessStats.rssKiB();
+        long fdsBefore = ProcessStats.openFileDescriptors();
+        long directBefore = ProcessStats.proxyPoolDirectBytes();
+
+        Socket[] sockets = new Socket[CONNECTIONS];
+        ExecutorService openers = Executors.newFixedThreadPool(OPENERS);
+        long openStart = System.nanoTime();
+        try {
+            List<Future<?>> opened = new ArrayList<>();
+            for (int i = 0; i < CONNECTIONS; i++) {
+                int index = i;
+                opened.add(openers.submit(() -> {
+                    Socket s = new Socket();
+                    sockets[index] = s;
+                    s.setTcpNoDelay(true);
+                    s.connect(bootstrap, 10_000);
+                    s.setSoTimeout(30_000);
+                    askApiVersions(s, index);
+                    return null;
+                }));
+            }
+            for (Future<?> f : opened) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            long openMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openStart);
+            Poll.until(Duration.ofSeconds(30), CONNECTIONS + " active client connections in the proxy's gauge",
+                    () -> ResilientProxy.count(proxy, "weft_connections_active") == CONNECTIONS,
+                    () -> "active: " + ResilientProxy.count(proxy, "weft_connections_active"));
+            long rssOpen = ProcessStats.rssKiB();
+            long fdsOpen = ProcessStats.openFileDescriptors();
+            long directOpen = ProcessStats.proxyPoolDirectBytes();
+
+            // Real traffic beside them.
+            long trafficStart = System.nanoTime();
+            roundTrip("many", 5_000);
+            long trafficMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - trafficStart);
+
+            // Every held connection is still open and served.
+            List<Future<?>> again = new ArrayList<>();
+            for (int i = 0; i < CONNECTIONS; i++) {
+                int index = i;
+                again.add(openers.submit(() -> {
+                    askApiVersions(sockets[index], CONNECTIONS + index);
+                    return null;
+                }));
+            }
+            for (Future<?> f : again) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            long rssServed = ProcessStats.rssKiB();
+
+            for (Socket s : sockets) {
+                s.close();
+            }
+            Poll.until(Duration.ofSeconds(30), "every held connection to be closed in the proxy",
+                    () -> ResilientProxy.count(proxy, "weft_connections_active") == 0,
+                    () -> "active: " + ResilientProxy.count(proxy, "weft_connections_active"));
+            long rssClosed = ProcessStats.rssKiB();
+            long fdsClosed = ProcessStats.openFileDescriptors();
+
+            System.out.printf("[connections] %d raw client connections opened and answered (ApiVersions v3) in %d ms "
+                    + "(%d openers); proxy gauge weft_connections_active = %d%n", CONNECTIONS, openMillis, OPENERS, CONNECTIONS);
+            System.out.printf("[connections] with all of them open: 5,000 records produced and consumed through the proxy "
+                    + "in %d ms, then every held connection answered ApiVersions again%n", trafficMillis);
+            System.out.printf("[connections] RSS of the test JVM (proxy + embedded broker + the test's sockets): before %d MiB, "
+                            + "all open %d MiB (+%d MiB, %.1f KiB per proxied connection), after traffic %d MiB, "
+                            + "after closing %d MiB%n",
+                    rssBefore / 1024, rssOpen / 1024, (rssOpen - rssBefore) / 1024,
+                    (rssOpen - rssBefore) / (double) CONNECTIONS, rssServed / 1024, rssClosed / 1024);
+            System.out.printf("[connections] file descriptors: before %d, all open %d (+%d, %.1f per proxied connection; "
+                            + "limit here 20,000), after closing %d; proxy pool direct memory: before %s, all open %s%n",
+                    fdsBefore, fdsOpen, fdsOpen - fdsBefore, (fdsOpen - fdsBefore) / (double) CONNECTIONS, fdsClosed,
+                    ProcessStats.mib(directBefore), ProcessStats.mib(directOpen));
+            assertTrue(fdsOpen - fdsBefore >= 3L * CONNECTIONS,
+                    "test sockets, proxy client and upstream sides are all open: " + (fdsOpen - fdsBefore));
+        } finally {
+            openers.shutdownNow();
+            for (Socket s : sockets) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    private static void askApiVersions(Socket s, int correlationId) throws IOException {
+        s.getOutputStream().write(KafkaWire.apiVersionsRequest(correlationId));
+        KafkaWire.checkApiVersionsResponse(KafkaWire.readFrame(s.getInputStream()), correlationId);
+    }
+
+    /** Produces {@code records} through the proxy (idempotent, acks=all) and consumes them back, each once. */
+    private static void roundTrip(String topic, int records) throws Exception {
+        String via = ResilientProxy.bootstrap(proxy);
+        String run = Long.toString(System.nanoTime(), 36);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, via);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<Future<?>> acks = new ArrayList<>();
+            for (int i = 0; i < records; i++) {
+                acks.add(producer.send(new ProducerRecord<>(topic, (run + "-" + i).getBytes(), ("v" + i).getBytes())));
+            }
+            for (Future<?> a : acks) {
+                a.get(60, TimeUnit.SECONDS);
+            }
+        }
+        Properties c = new Properties();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, "many-" + run);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, Integer> seen = new ConcurrentHashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            Poll.until(Duration.ofSeconds(60), records + " records of run " + run + " through the proxy", () -> {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    String key = new String(r.key());
+                    if (key.startsWith(run + "-")) {
+                        seen.merge(key, 1, Integer::sum);
+                    }
+                }
+                return seen.size() >= records;
+            }, () -> seen.size() + " of " + records);
+        }
+        for (int i = 0; i < records; i++) {
+            assertEquals(1, seen.getOrDefault(run + "-" + i, 0), "record " + i + " of run " + run + " exactly once");
+        }
+    }
+}
