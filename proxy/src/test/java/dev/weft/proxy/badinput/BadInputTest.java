@@ -125,7 +125,7 @@ class BadInputTest {
             out.write(bytes);
             out.flush();
             assertEquals(-1, readUntilClosed(socket.getInputStream()), "the proxy closes the offending connection");
-            Await.until(Duration.ofSeconds(5),
+            Await.until(Duration.ofSeconds(15),
                     () -> log.messages(Level.WARN).stream().anyMatch(m -> m.contains(expected)),
                     () -> "a WARN log line containing '" + expected + "', got " + log.messages(Level.WARN));
             warnings = log.messages(Level.WARN);

@@ -165,7 +165,7 @@ class SniGatewayTest {
                     throw new java.io.EOFException("closed");
                 }
             });
-            Await.until(Duration.ofSeconds(5),
+            Await.until(Duration.ofSeconds(15),
                     () -> log.messages(Level.WARN).stream().anyMatch(m -> m.contains("asked for server name 'elsewhere.weft.test'")),
                     () -> "log line about the unknown name: " + log.messages(Level.WARN));
         }

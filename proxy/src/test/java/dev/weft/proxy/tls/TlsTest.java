@@ -112,7 +112,7 @@ class TlsTest {
                     () -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS));
             assertTrue(e.getCause().getClass().getSimpleName().contains("Ssl") || e.getCause().getClass().getSimpleName().contains("Timeout"),
                     "refused at the TLS layer: " + e.getCause());
-            Await.until(Duration.ofSeconds(5),
+            Await.until(Duration.ofSeconds(15),
                     () -> log.messages(Level.WARN).stream().anyMatch(m -> m.contains("TLS handshake with the client failed")),
                     () -> "a log line naming the failed handshake: " + log.messages(Level.WARN));
         }
@@ -147,7 +147,7 @@ class TlsTest {
         try (LogCapture log = LogCapture.of(ClientSession.class);
                 Admin admin = Admin.create(config(bootstrapOf(proxy), Map.of(), Map.of("default.api.timeout.ms", 3000, "request.timeout.ms", 2000)))) {
             assertThrows(ExecutionException.class, () -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS));
-            Await.until(Duration.ofSeconds(5),
+            Await.until(Duration.ofSeconds(15),
                     () -> log.messages(Level.WARN).stream().anyMatch(m -> m.contains("a plaintext client on a TLS port")),
                     () -> "log names a plaintext client on a TLS port: " + log.messages(Level.WARN));
         }
