@@ -1,5 +1,6 @@
 package dev.weft.proxy.resilience;
 
+import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -89,6 +90,20 @@ final class KafkaWire {
                 }
             }
             return data;
+        } finally {
+            buf.release();
+        }
+    }
+
+    /**
+     * Parses a response frame body (size prefix removed) to {@code api} at {@code version}; assumes a
+     * response header without tagged fields, as brokers send.
+     */
+    static ApiMessage parseResponse(ApiKeys api, short version, byte[] body) {
+        int headerLength = 4 + (ApiKeyTable.responseHeaderVersion(api.id, version) >= 1 ? 1 : 0);
+        ByteBuf buf = Unpooled.wrappedBuffer(body, headerLength, body.length - headerLength);
+        try {
+            return ColdCodec.readResponseBody(api.id, version, buf);
         } finally {
             buf.release();
         }

@@ -28,6 +28,7 @@ final class LogTap implements AutoCloseable {
 
     private final Logger logger;
     private final boolean previousAdditivity;
+    private final Level previousLevel;
     private final ConcurrentLinkedQueue<Line> lines = new ConcurrentLinkedQueue<>();
     private final AppenderBase<ILoggingEvent> appender = new AppenderBase<>() {
         @Override
@@ -41,9 +42,13 @@ final class LogTap implements AutoCloseable {
         }
     };
 
-    private LogTap(String loggerName, boolean quiet) {
+    private LogTap(String loggerName, boolean quiet, Level level) {
         logger = (Logger) LoggerFactory.getLogger(loggerName);
         previousAdditivity = logger.isAdditive();
+        previousLevel = logger.getLevel();
+        if (level != null) {
+            logger.setLevel(level);
+        }
         appender.setContext(logger.getLoggerContext());
         appender.setName("resilience-tap-" + loggerName);
         appender.start();
@@ -55,7 +60,7 @@ final class LogTap implements AutoCloseable {
 
     /** Records {@code loggerName} and below; they still reach the console. */
     static LogTap of(String loggerName) {
-        return new LogTap(loggerName, false);
+        return new LogTap(loggerName, false, null);
     }
 
     static LogTap of(Class<?> type) {
@@ -64,7 +69,12 @@ final class LogTap implements AutoCloseable {
 
     /** Records {@code loggerName} and below and keeps them off the console until closed. */
     static LogTap quiet(String loggerName) {
-        return new LogTap(loggerName, true);
+        return new LogTap(loggerName, true, null);
+    }
+
+    /** Records {@code loggerName} and below from {@code level} up, off the console, until closed. */
+    static LogTap quiet(String loggerName, Level level) {
+        return new LogTap(loggerName, true, level);
     }
 
     List<Line> lines() {
@@ -91,6 +101,7 @@ final class LogTap implements AutoCloseable {
 
     @Override
     public void close() {
+        logger.setLevel(previousLevel);
         logger.setAdditive(previousAdditivity);
         logger.detachAppender(appender);
         appender.stop();

@@ -35,16 +35,19 @@ final class Relay implements AutoCloseable {
     /** A one-shot cut shared by several relays: the first response of the armed API key is cut, once. */
     static final class Cut {
         private final AtomicReference<Short> armed = new AtomicReference<>();
+        private volatile int minSize;
         private final AtomicInteger done = new AtomicInteger();
         private final ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
 
-        void arm(short apiKey) {
+        /** Cuts the next response to an {@code apiKey} request whose frame is at least {@code minSize} bytes. */
+        void arm(short apiKey, int minSize) {
+            this.minSize = minSize;
             armed.set(apiKey);
         }
 
-        boolean tryCut(short apiKey) {
+        boolean tryCut(short apiKey, int size) {
             Short a = armed.get();
-            return a != null && a == apiKey && armed.compareAndSet(a, null);
+            return a != null && a == apiKey && size >= minSize && armed.compareAndSet(a, null);
         }
 
         int count() {
@@ -182,7 +185,7 @@ final class Relay implements AutoCloseable {
                 }
                 int correlationId = in.readInt();
                 Short apiKey = keys.remove(correlationId);
-                if (cut != null && apiKey != null && size >= 16 && cut.tryCut(apiKey)) {
+                if (cut != null && apiKey != null && size >= 16 && cut.tryCut(apiKey, size)) {
                     int half = size / 2;
                     byte[] head = new byte[4 + half];
                     ByteBuffer.wrap(head).putInt(size).putInt(correlationId);
