@@ -1,0 +1,154 @@
+package dev.weft.soak.common;
+
+import dev.weft.proxy.net.FreePorts;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Weft in a process of its own: {@code java -cp <this JVM's class path> dev.weft.proxy.cli.WeftMain run
+ * --config <generated yaml>}, with leak detection off as the {@code ./weft} launcher runs it. One
+ * port-per-broker gateway on 127.0.0.1 in front of {@code upstreamBootstrap}; the admin endpoint on a
+ * free port is polled ({@code /readyz}) until the proxy knows the brokers.
+ */
+public final class WeftProcess implements AutoCloseable {
+
+    private final Path dir;
+    private final Path config;
+    private final int bootstrapPort;
+    private final int adminPort;
+    private final List<String> jvmArgs;
+    private final boolean quiet;
+    private volatile Process process;
+
+    public WeftProcess(String upstreamBootstrap, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
+        this.dir = dir;
+        this.jvmArgs = List.copyOf(jvmArgs);
+        this.quiet = quiet;
+        this.bootstrapPort = FreePorts.randomRange(maxNodeId + 2);
+        this.adminPort = FreePorts.randomRange(1);
+        this.config = dir.resolve("weft.yaml");
+        String yaml = """
+                admin: { bind: "127.0.0.1:%d" }
+                clusters:
+                  upstream:
+                    bootstrap: "%s"
+                virtualClusters:
+                  main:
+                    target: { cluster: upstream }
+                    gateways:
+                      - name: plain
+                        bind: "127.0.0.1:%d"
+                        nodes: port-per-broker
+                        brokerPorts:
+                          start: %d
+                          nodeIds: "0-%d"
+                """.formatted(adminPort, upstreamBootstrap, bootstrapPort, bootstrapPort + 1, maxNodeId);
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(config, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String bootstrap() {
+        return "127.0.0.1:" + bootstrapPort;
+    }
+
+    public Path configFile() {
+        return config;
+    }
+
+    public long pid() {
+        Process p = process;
+        return p == null ? -1 : p.pid();
+    }
+
+    /** Starts the proxy and returns once {@code /readyz} answers 200. */
+    public synchronized WeftProcess start() throws InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Procs.javaCommand());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-Dio.netty.leakDetection.level=disabled");
+        cmd.addAll(jvmArgs);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("dev.weft.proxy.cli.WeftMain");
+        cmd.add("run");
+        cmd.add("--config");
+        cmd.add(config.toString());
+        try {
+            Process p = new ProcessBuilder(cmd).directory(dir.toFile()).start();
+            process = p;
+            p.getOutputStream().close();
+            Procs.pump(p.getInputStream(), "weft-out", line -> log(line));
+            Procs.pump(p.getErrorStream(), "weft-err", line -> log(line));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start Weft: " + e.getMessage(), e);
+        }
+        awaitReady(Duration.ofSeconds(60));
+        return this;
+    }
+
+    private void log(String line) {
+        if (!quiet || line.contains("ERROR") || line.startsWith("weft:")) {
+            System.err.println("[weft " + pid() + "] " + line);
+        }
+    }
+
+    private void awaitReady(Duration timeout) throws InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/readyz"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            Process p = process;
+            if (!p.isAlive()) {
+                throw new IllegalStateException("Weft exited with " + p.exitValue() + " before it was ready (config " + config + ")");
+            }
+            try {
+                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+                last = r.statusCode() + " " + r.body().trim();
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            TimeUnit.MILLISECONDS.sleep(100); // polling the readiness endpoint
+        }
+        throw new IllegalStateException("Weft not ready after " + timeout + ": " + last);
+    }
+
+    /** SIGKILL: every client and upstream connection of the proxy drops at once. */
+    public synchronized void kill() throws InterruptedException {
+        Process p = process;
+        if (p != null) {
+            p.destroyForcibly();
+            p.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** SIGKILL and start again on the same ports (the fault "proxy upstream connections dropped"). */
+    public synchronized void killAndRestart() throws InterruptedException {
+        kill();
+        start();
+    }
+
+    @Override
+    public synchronized void close() {
+        Procs.stop(process, Duration.ofSeconds(10));
+    }
+}

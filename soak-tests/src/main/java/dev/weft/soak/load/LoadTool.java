@@ -1,0 +1,543 @@
+package dev.weft.soak.load;
+
+import dev.weft.proxy.net.FreePorts;
+import dev.weft.soak.common.Args;
+import dev.weft.soak.common.HaproxyProcess;
+import dev.weft.soak.common.Payload;
+import dev.weft.soak.common.ProcStat;
+import dev.weft.soak.common.Reports;
+import dev.weft.soak.common.WeftProcess;
+import dev.weft.testkit.KafkaCluster;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Side-by-side load: the same producer/consumer workload against several targets in one run
+ * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code haproxy}
+ * = HAProxy in TCP mode, or {@code name=host:port} for any other bootstrap), in interleaved slices
+ * (A B C A B C ...) so that machine drift hits every target alike. Brokers run in forked JVMs (testkit),
+ * the proxies in their own processes; the clients run in this JVM.
+ *
+ * <p>Per slice and target: a producer sends for {@code --duration} (max throughput, or fixed rate on an
+ * open-loop schedule whose latency counts from the intended send time), a consumer reads concurrently
+ * (end-to-end latency = receive time minus the intended send time carried in the record), then a
+ * catch-up consumer re-reads the slice's records (consume throughput). The proxy's CPU time and peak
+ * RSS come from /proc. Writes a weft-report/v1 JSON document.
+ */
+public final class LoadTool {
+
+    private static final Set<String> OPTIONS = Set.of("record-bytes", "records-bytes", "duration", "rounds", "targets",
+            "mode", "rate", "out", "brokers", "partitions", "warmup", "weft-jvm-opts", "verbose", "broker-heap");
+    private static final String[] SCENARIOS = {"produce", "e2e", "consume"};
+
+    /** Parsed options. */
+    public record Options(int recordBytes, Duration duration, int rounds, List<String> targets, String mode, int rate,
+                          Path out, int brokers, int partitions, Duration warmup, List<String> weftJvmOpts,
+                          boolean verbose, String brokerHeap, String command) {
+
+        public static Options parse(String[] argv) {
+            Args a = new Args(argv, Set.of("verbose"));
+            a.requireOnly(OPTIONS);
+            String mode = a.get("mode", "max");
+            if (!mode.equals("max") && !mode.equals("fixed")) {
+                throw new IllegalArgumentException("--mode is max or fixed");
+            }
+            int recordBytes = a.integer("record-bytes", a.integer("records-bytes", 1024));
+            String opts = a.get("weft-jvm-opts", "-Xmx1g -XX:+AlwaysPreTouch");
+            return new Options(recordBytes, a.duration("duration", Duration.ofSeconds(20)), a.integer("rounds", 3),
+                    List.of(a.get("targets", "direct,weft,haproxy").split(",")), mode, a.integer("rate", 10_000),
+                    Path.of(a.get("out", "perf-reports/results/load-" + LocalDate.now() + ".json")),
+                    a.integer("brokers", 1), a.integer("partitions", 6), a.duration("warmup", Duration.ofSeconds(5)),
+                    opts.isBlank() ? List.of() : List.of(opts.trim().split(" +")), a.flag("verbose"),
+                    a.get("broker-heap", "1g"), "LoadTool " + String.join(" ", argv));
+        }
+
+        boolean fixed() {
+            return mode.equals("fixed");
+        }
+    }
+
+    private LoadTool() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("load: " + e.getMessage());
+            System.err.println("usage: load.sh [--targets direct,weft,haproxy] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
+                    + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]");
+            System.exit(2);
+            return;
+        }
+        Path report = run(o);
+        System.out.println("load: report written to " + report);
+        System.exit(0);
+    }
+
+    /** One target: where clients connect and which process (if any) is the proxy. */
+    private record Target(String name, String bootstrap, long proxyPid, String topic) {
+    }
+
+    /** Totals of one target and scenario over all its slices. */
+    private static final class Totals {
+        final Histogram hist = Reports.micros();
+        long records;
+        double seconds;
+    }
+
+    /** Totals of one target over all slices. */
+    private static final class TargetTotals {
+        final Map<String, Totals> scenario = new LinkedHashMap<>();
+        double proxyCpuSeconds;
+        long bytesMoved;
+        long produceErrors;
+
+        TargetTotals() {
+            for (String s : SCENARIOS) {
+                scenario.put(s, new Totals());
+            }
+        }
+    }
+
+    /** What the per-second sampler reads while a slice runs. */
+    private static final class Live {
+        final String target;
+        final AtomicLong acked = new AtomicLong();
+        final Recorder e2e = new Recorder(3_600_000_000L, 3);
+
+        Live(String target) {
+            this.target = target;
+        }
+    }
+
+    public static Path run(Options o) throws Exception {
+        Path tmp = Files.createTempDirectory("weft-load-");
+        boolean wantHaproxy = o.targets().contains("haproxy");
+        Map<Integer, Integer> haFront = new HashMap<>();
+        KafkaCluster.Builder b = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap());
+        if (wantHaproxy) {
+            for (int id = 0; id < o.brokers(); id++) {
+                haFront.put(id, FreePorts.randomRange(1));
+            }
+            b.listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
+                    .listener("HAPROXY", SecurityProtocol.PLAINTEXT)
+                    .advertisedAddress("HAPROXY", (id, port) -> "127.0.0.1:" + haFront.get(id));
+        }
+        long started = System.nanoTime();
+        List<Map<String, Object>> timeline = new CopyOnWriteArrayList<>();
+        Map<String, TargetTotals> totals = new LinkedHashMap<>();
+        Map<String, Long> peakRss = new LinkedHashMap<>();
+        WeftProcess weft = null;
+        HaproxyProcess haproxy = null;
+        ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "load-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        try (KafkaCluster cluster = b.build().start()) {
+            List<Target> targets = new ArrayList<>();
+            for (String t : o.targets()) {
+                String name = t.trim();
+                switch (name) {
+                    case "direct" -> targets.add(new Target(name, cluster.bootstrapServers(), -1, "load-direct"));
+                    case "weft" -> {
+                        weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
+                                o.weftJvmOpts(), !o.verbose()).start();
+                        targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft"));
+                    }
+                    case "haproxy" -> {
+                        Map<Integer, String> backends = new HashMap<>();
+                        for (int id : cluster.brokerIds()) {
+                            backends.put(id, cluster.brokerAddress(id, "HAPROXY"));
+                        }
+                        haproxy = new HaproxyProcess(tmp.resolve("haproxy"), haFront, backends).start();
+                        targets.add(new Target(name, "127.0.0.1:" + haFront.get(0), haproxy.pid(), "load-haproxy"));
+                    }
+                    default -> {
+                        int eq = name.indexOf('=');
+                        if (eq <= 0) {
+                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, haproxy or name=host:port");
+                        }
+                        targets.add(new Target(name.substring(0, eq), name.substring(eq + 1), -1, "load-" + name.substring(0, eq)));
+                    }
+                }
+            }
+            int rf = Math.min(3, o.brokers());
+            for (Target t : targets) {
+                cluster.createTopic(t.topic(), o.partitions(), rf);
+                totals.put(t.name(), new TargetTotals());
+            }
+            Map<String, Clients> clients = new LinkedHashMap<>();
+            try {
+                for (Target t : targets) {
+                    clients.put(t.name(), new Clients(t, o));
+                }
+                Live[] live = new Live[1];
+                sampler.scheduleAtFixedRate(new Runnable() {
+                    long lastAcked;
+                    Live lastLive;
+
+                    @Override
+                    public void run() {
+                        Live l = live[0];
+                        if (l == null) {
+                            return;
+                        }
+                        if (l != lastLive) {
+                            lastLive = l;
+                            lastAcked = 0;
+                        }
+                        long acked = l.acked.get();
+                        Histogram h = l.e2e.getIntervalHistogram();
+                        Map<String, Object> e = new LinkedHashMap<>();
+                        e.put("t", Math.round((System.nanoTime() - started) / 1e7) / 100.0);
+                        e.put("target", l.target);
+                        e.put("recordsPerSec", acked - lastAcked);
+                        e.put("p99Micros", h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99));
+                        lastAcked = acked;
+                        timeline.add(e);
+                    }
+                }, 1, 1, TimeUnit.SECONDS);
+
+                if (!o.warmup().isZero()) {
+                    for (Target t : targets) {
+                        System.err.println("load: warm-up " + t.name() + " " + o.warmup().toSeconds() + " s");
+                        slice(o, o.warmup(), clients.get(t.name()), null, new Live(t.name()));
+                    }
+                }
+                for (int round = 1; round <= o.rounds(); round++) {
+                    for (Target t : targets) {
+                        System.err.println("load: round " + round + "/" + o.rounds() + " target " + t.name());
+                        Live l = new Live(t.name());
+                        live[0] = l;
+                        slice(o, o.duration(), clients.get(t.name()), totals.get(t.name()), l);
+                        live[0] = null;
+                    }
+                }
+            } finally {
+                sampler.shutdownNow();
+                clients.values().forEach(Clients::close);
+            }
+            for (Target t : targets) {
+                if (t.proxyPid() > 0) {
+                    ProcStat.peakRssBytes(t.proxyPid()).ifPresent(v -> peakRss.put(t.name(), v));
+                }
+            }
+            Map<String, Object> report = Reports.header("load",
+                    "Side-by-side load: " + String.join(", ", o.targets()) + " (" + o.mode() + ", " + o.recordBytes() + " B records)",
+                    o.command());
+            Map<String, Object> config = new LinkedHashMap<>();
+            config.put("mode", o.fixed() ? "fixed-rate" : "max-throughput");
+            config.put("recordBytes", o.recordBytes());
+            config.put("sliceSeconds", o.duration().toMillis() / 1000.0);
+            config.put("rounds", o.rounds());
+            config.put("warmupSeconds", o.warmup().toMillis() / 1000.0);
+            config.put("targets", o.targets());
+            config.put("targetRatePerSec", o.fixed() ? o.rate() : 0);
+            config.put("brokers", o.brokers());
+            config.put("partitions", o.partitions());
+            config.put("replicationFactor", rf);
+            config.put("producer", "acks=all, linger.ms=5, batch.size=65536, compression none, one producer per target");
+            config.put("consumer", "one consumer per target (assigned all partitions), plus a catch-up read of each slice");
+            config.put("weftJvmOpts", String.join(" ", o.weftJvmOpts()));
+            config.put("brokerHeap", o.brokerHeap());
+            config.put("clients", "kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion() + " in the load tool's JVM");
+            config.put("clockTicksPerSecond", ProcStat.clockTicksPerSecond());
+            report.put("config", config);
+            report.put("results", results(o, totals, peakRss));
+            report.put("timeline", timeline);
+            report.put("faults", List.of());
+            report.put("integrity", null);
+            Reports.write(o.out(), report);
+            printTable(report);
+            return o.out();
+        } finally {
+            if (weft != null) {
+                weft.close();
+            }
+            if (haproxy != null) {
+                haproxy.close();
+            }
+            deleteQuietly(tmp);
+        }
+    }
+
+    private static List<Map<String, Object>> results(Options o, Map<String, TargetTotals> totals, Map<String, Long> peakRss) {
+        List<Map<String, Object>> results = new ArrayList<>();
+        Map<String, Map<String, Object>> directByScenario = new HashMap<>();
+        for (var te : totals.entrySet()) {
+            TargetTotals tt = te.getValue();
+            for (var se : tt.scenario.entrySet()) {
+                Totals s = se.getValue();
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("target", te.getKey());
+                r.put("scenario", se.getKey());
+                r.put("mode", o.fixed() ? "fixed-rate" : "max-throughput");
+                r.put("recordBytes", o.recordBytes());
+                r.put("targetRatePerSec", o.fixed() ? o.rate() : 0);
+                r.put("durationSec", round(s.seconds));
+                double rps = s.seconds > 0 ? s.records / s.seconds : 0;
+                r.put("recordsPerSec", round(rps));
+                r.put("mbPerSec", round(rps * o.recordBytes() / 1e6));
+                r.put("latencyMicros", Reports.latency(s.hist));
+                r.put("histogram", Reports.encode(s.hist));
+                if (peakRss.containsKey(te.getKey()) || tt.proxyCpuSeconds > 0) {
+                    Map<String, Object> proxy = new LinkedHashMap<>();
+                    proxy.put("cpuSecondsPerGB", tt.bytesMoved > 0 ? round(tt.proxyCpuSeconds / (tt.bytesMoved / 1e9)) : null);
+                    proxy.put("peakRssBytes", peakRss.get(te.getKey()));
+                    r.put("proxy", proxy);
+                } else {
+                    r.put("proxy", null);
+                }
+                if (te.getKey().equals("direct")) {
+                    directByScenario.put(se.getKey(), r);
+                }
+                results.add(r);
+            }
+        }
+        for (Map<String, Object> r : results) {
+            Map<String, Object> d = directByScenario.get((String) r.get("scenario"));
+            if (d == null) {
+                continue;
+            }
+            Map<String, Object> ratio = new LinkedHashMap<>();
+            ratio.put("recordsPerSec", ratio(r.get("recordsPerSec"), d.get("recordsPerSec")));
+            ratio.put("mbPerSec", ratio(r.get("mbPerSec"), d.get("mbPerSec")));
+            @SuppressWarnings("unchecked") Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
+            @SuppressWarnings("unchecked") Map<String, Object> dl = (Map<String, Object>) d.get("latencyMicros");
+            for (String p : List.of("p50", "p99", "p999", "max")) {
+                ratio.put(p, ratio(l.get(p), dl.get(p)));
+            }
+            r.put("ratioToDirect", ratio);
+        }
+        return results;
+    }
+
+    private static Double ratio(Object a, Object b) {
+        double x = ((Number) a).doubleValue();
+        double y = ((Number) b).doubleValue();
+        return y == 0 ? null : round(x / y);
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** A producer and a consumer (assigned every partition) for one target, kept open across slices. */
+    private static final class Clients implements AutoCloseable {
+        final Target target;
+        final KafkaProducer<byte[], byte[]> producer;
+        final KafkaConsumer<byte[], byte[]> consumer;
+        final List<TopicPartition> partitions = new ArrayList<>();
+
+        Clients(Target t, Options o) {
+            this.target = t;
+            Map<String, Object> pc = new HashMap<>();
+            pc.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, t.bootstrap());
+            pc.put(ProducerConfig.ACKS_CONFIG, "all");
+            pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            pc.put(ProducerConfig.BATCH_SIZE_CONFIG, 65536);
+            pc.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 16L << 20);
+            pc.put(ProducerConfig.CLIENT_ID_CONFIG, "load-" + t.name());
+            producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+            Map<String, Object> cc = new HashMap<>();
+            cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, t.bootstrap());
+            cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+            cc.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+            cc.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 20);
+            cc.put(ConsumerConfig.CLIENT_ID_CONFIG, "load-consumer-" + t.name());
+            consumer = new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            for (int p = 0; p < o.partitions(); p++) {
+                partitions.add(new TopicPartition(t.topic(), p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            partitions.forEach(consumer::position);
+        }
+
+        @Override
+        public void close() {
+            producer.close(Duration.ofSeconds(5));
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** One slice: produce for {@code duration} while consuming, then re-read the slice (catch-up). */
+    private static void slice(Options o, Duration duration, Clients c, TargetTotals totals, Live live) throws Exception {
+        Map<TopicPartition, Long> startOffsets = new HashMap<>();
+        for (TopicPartition tp : c.partitions) {
+            startOffsets.put(tp, c.consumer.position(tp));
+        }
+        Histogram produceHist = Reports.micros();
+        Histogram e2eHist = Reports.micros();
+        AtomicLong errors = new AtomicLong();
+        AtomicLong lastAckNanos = new AtomicLong();
+        long cpu0 = c.target.proxyPid() > 0 ? (long) (ProcStat.cpuSeconds(c.target.proxyPid()) * 1e6) : 0;
+        long[] consumed = new long[1];
+        long[] lastConsumeNanos = new long[1];
+        StopFlag stop = new StopFlag();
+
+        Thread consumerThread = new Thread(() -> {
+            while (true) {
+                ConsumerRecords<byte[], byte[]> recs = c.consumer.poll(Duration.ofMillis(100));
+                long now = System.nanoTime();
+                for (ConsumerRecord<byte[], byte[]> r : recs) {
+                    long lat = (now - Payload.intendedNanos(r.value())) / 1000;
+                    e2eHist.recordValue(Math.max(0, Math.min(lat, e2eHist.getHighestTrackableValue())));
+                    live.e2e.recordValue(Math.max(0, Math.min(lat, 3_600_000_000L)));
+                }
+                if (!recs.isEmpty()) {
+                    consumed[0] += recs.count();
+                    lastConsumeNanos[0] = now;
+                }
+                if (stop.set && (consumed[0] >= stop.target || System.nanoTime() > stop.deadline)) {
+                    return;
+                }
+            }
+        }, "load-consumer-" + c.target.name());
+        consumerThread.start();
+
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        long period = o.fixed() ? Math.max(1, 1_000_000_000L / o.rate()) : 0;
+        long seq = 0;
+        String topic = c.target.topic();
+        while (true) {
+            long intended;
+            if (o.fixed()) {
+                intended = start + seq * period;
+                if (intended >= end) {
+                    break;
+                }
+                long wait = intended - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                    while (System.nanoTime() < intended) {
+                        Thread.onSpinWait();
+                    }
+                }
+            } else {
+                intended = System.nanoTime();
+                if (intended >= end) {
+                    break;
+                }
+            }
+            final long sentFor = intended;
+            c.producer.send(new ProducerRecord<>(topic, Payload.create(o.recordBytes(), intended, seq)), (md, ex) -> {
+                long now = System.nanoTime();
+                if (ex != null) {
+                    errors.incrementAndGet();
+                    return;
+                }
+                produceHist.recordValue(Math.min((now - sentFor) / 1000, produceHist.getHighestTrackableValue()));
+                live.acked.incrementAndGet();
+                lastAckNanos.set(now);
+            });
+            seq++;
+        }
+        c.producer.flush();
+        long produceEnd = Math.max(lastAckNanos.get(), start + 1);
+        long acked = live.acked.get();
+        stop.target = acked;
+        stop.deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        stop.set = true;
+        consumerThread.join();
+        long e2eEnd = Math.max(lastConsumeNanos[0], start + 1);
+
+        // Catch-up read: seek back to the slice's first offsets and read it again, bounded by the slice time.
+        startOffsets.forEach(c.consumer::seek);
+        Histogram pollHist = Reports.micros();
+        long reread = 0;
+        long readStart = System.nanoTime();
+        long readDeadline = readStart + Math.max(duration.toNanos(), Duration.ofSeconds(5).toNanos());
+        long readEnd = readStart;
+        while (reread < consumed[0] && System.nanoTime() < readDeadline) {
+            long p0 = System.nanoTime();
+            ConsumerRecords<byte[], byte[]> recs = c.consumer.poll(Duration.ofMillis(200));
+            if (!recs.isEmpty()) {
+                readEnd = System.nanoTime();
+                pollHist.recordValue((readEnd - p0) / 1000);
+                reread += recs.count();
+            }
+        }
+        long cpu1 = c.target.proxyPid() > 0 ? (long) (ProcStat.cpuSeconds(c.target.proxyPid()) * 1e6) : 0;
+
+        if (totals != null) {
+            add(totals.scenario.get("produce"), produceHist, acked, (produceEnd - start) / 1e9);
+            add(totals.scenario.get("e2e"), e2eHist, consumed[0], (e2eEnd - start) / 1e9);
+            add(totals.scenario.get("consume"), pollHist, reread, Math.max(readEnd - readStart, 1) / 1e9);
+            totals.proxyCpuSeconds += (cpu1 - cpu0) / 1e6;
+            totals.bytesMoved += (acked + consumed[0] + reread) * (long) o.recordBytes();
+            totals.produceErrors += errors.get();
+            System.err.printf("load:   %s produced %d (%.0f/s, p99 %d us), consumed %d (e2e p99 %d us), re-read %d (%.0f/s), errors %d%n",
+                    c.target.name(), acked, acked / ((produceEnd - start) / 1e9), produceHist.getValueAtPercentile(99),
+                    consumed[0], e2eHist.getValueAtPercentile(99), reread, reread / (Math.max(readEnd - readStart, 1) / 1e9), errors.get());
+        }
+    }
+
+    private static final class StopFlag {
+        volatile boolean set;
+        volatile long target;
+        volatile long deadline;
+    }
+
+    private static void add(Totals t, Histogram h, long records, double seconds) {
+        t.hist.add(h);
+        t.records += records;
+        t.seconds += seconds;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printTable(Map<String, Object> report) {
+        System.out.printf("%-10s %-8s %12s %9s %10s %10s %10s %12s %10s %10s%n", "target", "scenario", "records/s", "MB/s",
+                "p50 us", "p99 us", "p99.9 us", "max us", "cpu s/GB", "x direct");
+        for (Map<String, Object> r : (List<Map<String, Object>>) report.get("results")) {
+            Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
+            Map<String, Object> p = (Map<String, Object>) r.get("proxy");
+            Map<String, Object> ratio = (Map<String, Object>) r.get("ratioToDirect");
+            System.out.printf("%-10s %-8s %12s %9s %10s %10s %10s %12s %10s %10s%n", r.get("target"), r.get("scenario"),
+                    r.get("recordsPerSec"), r.get("mbPerSec"), l.get("p50"), l.get("p99"), l.get("p999"), l.get("max"),
+                    p == null ? "-" : p.get("cpuSecondsPerGB"),
+                    ratio == null ? "-" : "thr " + ratio.get("recordsPerSec") + " p99 " + ratio.get("p99"));
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var s = Files.walk(dir)) {
+            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.weft.soak.load;
+
+import dev.weft.soak.common.HaproxyProcess;
+import dev.weft.soak.common.Reports;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A few seconds per target: direct and weft (and haproxy where it is installed) all produce figures. */
+class LoadToolTest {
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("unchecked")
+    void sideBySideFigures(@TempDir Path dir) throws Exception {
+        String targets = HaproxyProcess.available() ? "direct,weft,haproxy" : "direct,weft";
+        Path out = dir.resolve("load.json");
+        LoadTool.run(LoadTool.Options.parse(new String[] {
+            "--targets", targets, "--duration", "3s", "--rounds", "1", "--warmup", "1s", "--out", out.toString(),
+            "--weft-jvm-opts", "-Xmx512m"}));
+
+        Map<String, Object> report = Reports.read(out);
+        assertEquals("weft-report/v1", report.get("schema"));
+        assertEquals("load", report.get("kind"));
+        List<Map<String, Object>> results = (List<Map<String, Object>>) report.get("results");
+        for (String target : targets.split(",")) {
+            for (String scenario : List.of("produce", "e2e", "consume")) {
+                Map<String, Object> r = results.stream()
+                        .filter(x -> target.equals(x.get("target")) && scenario.equals(x.get("scenario")))
+                        .findFirst().orElseThrow(() -> new AssertionError("no " + target + "/" + scenario));
+                assertTrue(((Number) r.get("recordsPerSec")).doubleValue() > 0, r.toString());
+                Map<String, Object> lat = (Map<String, Object>) r.get("latencyMicros");
+                assertTrue(((Number) lat.get("count")).longValue() > 0, r.toString());
+                Map<String, Object> ratio = (Map<String, Object>) r.get("ratioToDirect");
+                assertNotNull(ratio, r.toString());
+                assertNotNull(ratio.get("recordsPerSec"), r.toString());
+                if (target.equals("direct")) {
+                    assertEquals(1.0, ((Number) ratio.get("recordsPerSec")).doubleValue(), 1e-9);
+                } else {
+                    Map<String, Object> proxy = (Map<String, Object>) r.get("proxy");
+                    assertNotNull(proxy, r.toString());
+                    assertTrue(((Number) proxy.get("cpuSecondsPerGB")).doubleValue() > 0, r.toString());
+                    assertTrue(((Number) proxy.get("peakRssBytes")).longValue() > 0, r.toString());
+                }
+            }
+        }
+        assertTrue(!((List<?>) report.get("timeline")).isEmpty(), "timeline");
+    }
+}
