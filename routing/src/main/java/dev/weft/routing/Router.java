@@ -1,0 +1,41 @@
+package dev.weft.routing;
+
+import dev.weft.routing.dag.RouteSpec;
+import java.util.List;
+
+/**
+ * A router of the DAG, as the proxy sees it: what it decides per kind of request, in terms of route
+ * indices (positions in {@link #routes()}). A route index leads to a cluster or to another router; the
+ * proxy follows it down (DESIGN §1), so a router never knows what is behind its routes.
+ *
+ * <p>A router type implements this once and registers a {@link RouterFactory} by name in
+ * {@link RouterRegistry}; sessions and codecs never change for a new type. Everything returned is
+ * immutable and safe to share between cores.
+ */
+public interface Router {
+
+    /** The router's name (its key under {@code routers}). */
+    String name();
+
+    /** The router type, e.g. {@code "topic-weave"}. */
+    String type();
+
+    /** The routes in config order; a route index is a position in this list. */
+    List<RouteSpec> routes();
+
+    /**
+     * An immutable topic view over what each route currently shows: visibility, names and ids, plus
+     * CreateTopics placement. Built again (off the hot path) whenever discovery sees a route's topic
+     * list change; the old view stays valid for whoever still holds it.
+     *
+     * @param topicsByRoute the topics behind each route, {@code topicsByRoute.get(k)} for route k (the
+     *     real cluster's topics, or the visible topics of an inner router)
+     */
+    TopicRouting catalog(List<List<RealTopic>> topicsByRoute);
+
+    /** Which route is each consumer group's home (its coordinator's cluster). */
+    GroupRouting groups();
+
+    /** Which route is each transactional id's home; a transaction is confined to it. */
+    TransactionRouting transactions();
+}

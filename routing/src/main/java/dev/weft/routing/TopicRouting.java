@@ -1,0 +1,56 @@
+package dev.weft.routing;
+
+import dev.weft.routing.dag.RoutingProblem;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * An immutable snapshot of a router's topic view: which topics are visible, under which names and ids,
+ * and where each really lives. Lookups are hash-map gets built once per snapshot: no regex, no
+ * allocation (beyond what {@code Map.get} with a String key does).
+ */
+public interface TopicRouting extends PlacementRouting {
+
+    /** Every visible topic, ordered by virtual name. */
+    List<VisibleTopic> visibleTopics();
+
+    /** The topic a client means by {@code virtualName}, or null when no such topic is visible. */
+    VisibleTopic resolve(String virtualName);
+
+    /** The name clients see for real topic {@code realName} behind {@code route}, or null when it is hidden. */
+    String virtualNameOf(int route, String realName);
+
+    /** The topic with this virtual id, or null. */
+    VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits);
+
+    /** The visible topic with this real id behind {@code route}, or null when hidden or unknown. */
+    VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits);
+
+    default VisibleTopic byVirtualId(Uuid id) {
+        return byVirtualId(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    default VisibleTopic byRealId(int route, Uuid id) {
+        return byRealId(route, id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    /** Every name collision found when this snapshot was built, in virtual-name order. */
+    List<TopicCollision> collisions();
+
+    /**
+     * The collisions that are errors ({@link TopicCollision.Outcome#isError()}), as problems under
+     * {@code path}: at startup any of them refuses the virtual cluster.
+     */
+    default List<RoutingProblem> startupProblems(String path) {
+        return collisions().stream().filter(c -> c.outcome().isError())
+                .map(c -> new RoutingProblem(path, c.describe())).toList();
+    }
+
+    /** The collisions in this snapshot that {@code previous} did not have: log and count each once. */
+    default List<TopicCollision> newCollisionsSince(TopicRouting previous) {
+        if (previous == null) {
+            return collisions();
+        }
+        return collisions().stream().filter(c -> !previous.collisions().contains(c)).toList();
+    }
+}
