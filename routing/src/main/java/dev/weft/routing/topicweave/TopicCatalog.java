@@ -35,7 +35,9 @@ import org.apache.kafka.common.Uuid;
  * <p><b>Topic ids.</b> A visible topic keeps its real id, unless an earlier visible topic (route order,
  * then real name) already has it, e.g. two routes onto the same cluster: then it gets a synthetic id,
  * a name-based UUID of {@code weft-topic-id:<route name>:<real id>}, stable across snapshots and
- * replicas and different from every real id in the snapshot. Topics with no id (zero) have none.
+ * replicas and different from every real id in the snapshot. Topics with no id (zero) have none. Should
+ * discovery ever report one real id under two names of one route (inconsistent metadata), the id
+ * finds the first of them by real name; the second still gets its own virtual id.
  */
 public final class TopicCatalog implements TopicRouting {
 
@@ -185,8 +187,8 @@ public final class TopicCatalog implements TopicRouting {
             VisibleTopic t = visible.get(i);
             byRoute[t.route()].byRealName.put(t.realName(), t);
             if (!Uuid.ZERO_UUID.equals(t.realId())) {
-                byVirtualId.put(t.virtualId().getMostSignificantBits(), t.virtualId().getLeastSignificantBits(), i);
-                byRoute[t.route()].byRealId.put(t.realId().getMostSignificantBits(), t.realId().getLeastSignificantBits(), i);
+                byVirtualId.putIfAbsent(t.virtualId().getMostSignificantBits(), t.virtualId().getLeastSignificantBits(), i);
+                byRoute[t.route()].byRealId.putIfAbsent(t.realId().getMostSignificantBits(), t.realId().getLeastSignificantBits(), i);
             }
         }
     }

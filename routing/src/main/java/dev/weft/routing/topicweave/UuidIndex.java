@@ -27,18 +27,24 @@ final class UuidIndex {
         return (int) (h ^ (h >>> 32)) & mask;
     }
 
-    /** Adds a mapping; the key must not be present yet, and at most {@code expected} keys are added. */
-    void put(long hi, long lo, int value) {
+    /**
+     * Adds a mapping unless the id is present already (then the first value stays); at most
+     * {@code expected} keys are added.
+     *
+     * @return false when the id was present
+     */
+    boolean putIfAbsent(long hi, long lo, int value) {
         int i = slot(hi, lo);
         while (values[i] != 0) {
             if (msb[i] == hi && lsb[i] == lo) {
-                throw new IllegalStateException("id already present");
+                return false;
             }
             i = (i + 1) & mask;
         }
         msb[i] = hi;
         lsb[i] = lo;
         values[i] = value + 1;
+        return true;
     }
 
     /** The value for the id, or -1. */
