@@ -70,8 +70,8 @@ public final class SoakRun {
                     a.duration("duration", smoke ? Duration.ofSeconds(60) : Duration.ofMinutes(10)), smoke,
                     a.integer("rate", 500), a.integer("record-bytes", 512), a.integer("partitions", 6),
                     Path.of(a.get("out", "perf-reports/results/soak-" + (smoke ? "smoke-" : "") + stamp + ".json")),
-                    a.duration("first-fault", smoke ? Duration.ofSeconds(5) : Duration.ofSeconds(60)),
-                    a.duration("fault-gap", smoke ? Duration.ofSeconds(7) : Duration.ofSeconds(90)),
+                    a.duration("first-fault", smoke ? Duration.ofSeconds(10) : Duration.ofSeconds(60)),
+                    a.duration("fault-gap", smoke ? Duration.ofSeconds(5) : Duration.ofSeconds(90)),
                     a.duration("sigstop", Duration.ofSeconds(8)),
                     Double.parseDouble(a.get("recovery-factor", "3")),
                     a.duration("recovery-window", smoke ? Duration.ofSeconds(3) : Duration.ofSeconds(10)),
@@ -91,6 +91,9 @@ public final class SoakRun {
     public static void main(String[] args) throws Exception {
         Options o;
         try {
+            if (java.util.Arrays.asList(args).contains("--help")) {
+                throw new IllegalArgumentException("options:");
+            }
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
@@ -418,7 +421,12 @@ public final class SoakRun {
             }
             report.put("timeline", timeline);
             for (Map<String, Object> f : faults) {
-                f.put("recovery", recovery(f, seconds, o));
+                @SuppressWarnings("unchecked") Map<String, Object> rec = (Map<String, Object>) (Object) recovery(f, seconds, o);
+                f.put("recovery", rec);
+                f.put("detail", f.get("detail") + "; ended at " + f.get("endT") + " s; e2e p99 baseline "
+                        + rec.get("baselineP99Micros") + " us, " + (Boolean.TRUE.equals(rec.get("recovered"))
+                        ? "back within " + o.recoveryFactor() + "x (>= 10 ms) after " + rec.get("recoveredAfterSec") + " s"
+                        : "NOT back within " + o.recoveryFactor() + "x by the end of the run"));
             }
             report.put("faults", faults);
 

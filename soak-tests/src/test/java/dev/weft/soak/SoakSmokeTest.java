@@ -26,6 +26,11 @@ class SoakSmokeTest {
         Path out = dir.resolve("soak-smoke.json");
         SoakRun.run(SoakRun.Options.parse(new String[] {"--smoke", "--out", out.toString()}));
 
+        // perf-reports' own reader accepts it (weft-report/v1)
+        dev.weft.perfreports.model.Report model = dev.weft.perfreports.model.ReportJson.read(out);
+        assertEquals("soak", model.kind());
+        assertFalse(model.results().isEmpty());
+        assertFalse(model.timeline().isEmpty());
         Map<String, Object> report = Reports.read(out);
         assertEquals("weft-report/v1", report.get("schema"));
         assertEquals("soak", report.get("kind"));

@@ -6,18 +6,18 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Pieces of a {@code weft-report/v1} JSON document (the schema of perf-reports): header, machine,
- * versions, latency summaries and base64-encoded compressed HdrHistograms (microseconds).
+ * Pieces of a {@code weft-report/v1} JSON document (perf-reports' {@code dev.weft.perfreports.model}):
+ * header, machine, versions, latency summaries and base64-encoded compressed HdrHistograms
+ * (microseconds, through the model's {@code Histograms}). Written as maps so that the soak run's extra
+ * fields (fault recovery, redelivery counts, histogram log names) sit next to the schema's fields;
+ * perf-reports' reader ignores unknown fields, and the tests read every report back with it.
  */
 public final class Reports {
 
@@ -106,13 +106,11 @@ public final class Reports {
 
     /** Base64 of the histogram's compressed encoding (HdrHistogram's own format). */
     public static String encode(Histogram h) {
-        ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity() + 64);
-        int n = h.encodeIntoCompressedByteBuffer(buf);
-        return Base64.getEncoder().encodeToString(Arrays.copyOf(buf.array(), n));
+        return dev.weft.perfreports.model.Histograms.encode(h);
     }
 
-    public static Histogram decode(String base64) throws java.util.zip.DataFormatException {
-        return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+    public static Histogram decode(String base64) {
+        return dev.weft.perfreports.model.Histograms.decode(base64);
     }
 
     public static void write(Path file, Map<String, Object> report) throws IOException {

@@ -92,6 +92,9 @@ public final class LoadTool {
     public static void main(String[] args) throws Exception {
         Options o;
         try {
+            if (java.util.Arrays.asList(args).contains("--help")) {
+                throw new IllegalArgumentException("options:");
+            }
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,6 +29,11 @@ class LoadToolTest {
             "--targets", targets, "--duration", "3s", "--rounds", "1", "--warmup", "1s", "--out", out.toString(),
             "--weft-jvm-opts", "-Xmx512m"}));
 
+        // perf-reports' own reader accepts it (weft-report/v1)
+        dev.weft.perfreports.model.Report model = dev.weft.perfreports.model.ReportJson.read(out);
+        assertEquals("load", model.kind());
+        assertFalse(model.results().isEmpty());
+        assertFalse(model.timeline().isEmpty());
         Map<String, Object> report = Reports.read(out);
         assertEquals("weft-report/v1", report.get("schema"));
         assertEquals("load", report.get("kind"));
