@@ -1,13 +1,9 @@
 package dev.weft.protocol.fetch;
 
-import dev.weft.protocol.header.RequestHeaderView;
-import dev.weft.protocol.skim.FrameAssembler;
-import dev.weft.protocol.skim.RequestHeaderCopy;
-import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.RequestSplitter;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -35,11 +31,8 @@ import java.util.BitSet;
  * (a Fetch request has no records): a {@link io.netty.buffer.CompositeByteBuf}, ready for the socket.
  * Topics none of whose partitions are chosen are left out. One instance per core; not thread-safe.
  */
-public final class FetchRequestBuilder {
+public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim> {
 
-    private final FrameAssembler out = new FrameAssembler();
-    private int[] selectedPerTopic = new int[16];
-    private CharSequence clientId;
     private boolean overrideSession;
     private int sessionId;
     private int sessionEpoch;
@@ -109,7 +102,7 @@ public final class FetchRequestBuilder {
      * @return the whole frame, size prefix included; the caller takes ownership
      */
     public ByteBuf build(FetchRequestSkim skim, int[] routeOf, int route, int correlationId, ByteBufAllocator alloc) {
-        return build(skim, null, routeOf, route, correlationId, alloc);
+        return split(skim, null, routeOf, route, correlationId, alloc);
     }
 
     /**
@@ -118,69 +111,35 @@ public final class FetchRequestBuilder {
      * @return the whole frame, size prefix included; the caller takes ownership
      */
     public ByteBuf build(FetchRequestSkim skim, BitSet partitions, int correlationId, ByteBufAllocator alloc) {
-        return build(skim, partitions, null, 0, correlationId, alloc);
+        return split(skim, partitions, null, 0, correlationId, alloc);
     }
 
-    private ByteBuf build(FetchRequestSkim skim, BitSet bits, int[] routeOf, int route, int correlationId,
-                          ByteBufAllocator alloc) {
+    @Override
+    protected int metadataBytesHint(FetchRequestSkim skim, int headerBytes) {
+        return 4 + headerBytes + skim.endOffset() - skim.bodyOffset();
+    }
+
+    @Override
+    protected void writePartition(FetchRequestSkim skim, int i) {
+        out.copy(skim.buffer(), skim.partitionOffset(i), skim.partitionEnd(i));
+    }
+
+    @Override
+    protected void writeAfterTopics(FetchRequestSkim skim) {
         ByteBuf src = skim.buffer();
-        TopicTable topics = skim.topics();
-        boolean flexible = skim.flexible();
-        int topicCount = topics.count();
-        if (selectedPerTopic.length < topicCount) {
-            selectedPerTopic = Arrays.copyOf(selectedPerTopic, Math.max(topicCount, selectedPerTopic.length * 2));
-        }
-        int chosenTopics = 0;
-        for (int t = 0; t < topicCount; t++) {
-            int first = topics.firstPartition(t);
-            int n = 0;
-            for (int i = first; i < first + topics.partitionCount(t); i++) {
-                if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                    n++;
-                }
-            }
-            selectedPerTopic[t] = n;
-            if (n > 0) {
-                chosenTopics++;
+        if (skim.version() >= FetchRequestSkim.FIRST_SESSION_VERSION) {
+            if (keepForgotten) {
+                out.copy(src, skim.forgottenOffset(), skim.afterForgottenOffset());
+            } else {
+                WireWrite.writeArrayLength(out.meta(4), skim.flexible(), 0);
             }
         }
-        RequestHeaderView header = skim.header();
-        int headerBytes = RequestHeaderCopy.size(header, clientId);
-        out.begin(alloc, 4 + headerBytes + skim.endOffset() - skim.bodyOffset());
-        try {
-            RequestHeaderCopy.write(out, header, correlationId, clientId);
-            writeFixedFields(skim);
-            WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
-            for (int t = 0; t < topicCount; t++) {
-                if (selectedPerTopic[t] == 0) {
-                    continue;
-                }
-                out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
-                WireWrite.writeArrayLength(out.meta(5), flexible, selectedPerTopic[t]);
-                int first = topics.firstPartition(t);
-                for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                        out.copy(src, skim.partitionOffset(i), skim.partitionEnd(i));
-                    }
-                }
-                out.copy(src, topics.taggedOffset(t), topics.endOffset(t));
-            }
-            if (skim.version() >= FetchRequestSkim.FIRST_SESSION_VERSION) {
-                if (keepForgotten) {
-                    out.copy(src, skim.forgottenOffset(), skim.afterForgottenOffset());
-                } else {
-                    WireWrite.writeArrayLength(out.meta(4), flexible, 0);
-                }
-            }
-            out.copy(src, skim.afterForgottenOffset(), skim.endOffset()); // rack_id, tagged fields
-            return out.finish();
-        } catch (RuntimeException | Error e) {
-            out.abort();
-            throw e;
-        }
+        out.copy(src, skim.afterForgottenOffset(), skim.endOffset()); // rack_id, tagged fields
     }
 
-    private void writeFixedFields(FetchRequestSkim skim) {
+    /** The client's fixed fields before the topics, with the overridden ones replaced. */
+    @Override
+    protected void writeBeforeTopics(FetchRequestSkim skim) {
         FetchLayout layout = skim.layout();
         int from = skim.bodyOffset();
         int length = skim.topicsOffset() - from;

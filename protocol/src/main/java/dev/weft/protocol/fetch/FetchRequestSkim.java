@@ -1,13 +1,11 @@
 package dev.weft.protocol.fetch;
 
-import dev.weft.protocol.header.RequestHeaderView;
+import dev.weft.protocol.skim.RequestSkim;
 import dev.weft.protocol.skim.SkimReads;
 import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.wire.MalformedFrameException;
-import dev.weft.protocol.wire.WireCursor;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -45,7 +43,7 @@ import org.apache.kafka.common.Uuid;
  * <p>Ownership: {@link #wrap} <em>borrows</em> the frame; the skim is valid while the caller holds it.
  * Not thread-safe.
  */
-public final class FetchRequestSkim {
+public final class FetchRequestSkim extends RequestSkim {
 
     public static final short API_KEY = 1;
     public static final short OLDEST_VERSION = 4;
@@ -64,32 +62,23 @@ public final class FetchRequestSkim {
 
     private static final int MIN_TOPIC_BYTES = 3;
 
-    private final RequestHeaderView header = new RequestHeaderView();
-    private final WireCursor cursor = new WireCursor();
-    private final TopicTable topics = new TopicTable();
     /** Forgotten topics; firstPartition(t) holds the offset of the topic's int32 partition list. */
     private final TopicTable forgotten = new TopicTable();
     private final FetchLayout layout = new FetchLayout();
 
-    private ByteBuf buf;
-    private short version;
-    private boolean flexible;
-    private int bodyOffset;
     private int topicsOffset;
     private int forgottenOffset;
     private int afterForgottenOffset;
     private int rackOffset;
     private int rackLength;
     private int trailerOffset;
-    private int endOffset;
     private int clusterIdOffset;
     private int clusterIdLength;
     private int replicaStateOffset;
 
-    private int partitionCount;
-    private int[] partitionTopic = new int[16];
-    private int[] partitionOffset = new int[16];
-    private int[] partitionEnd = new int[16];
+    public FetchRequestSkim() {
+        super("Fetch", API_KEY, OLDEST_VERSION, LATEST_VERSION, FIRST_FLEXIBLE_VERSION, FIRST_TOPIC_ID_VERSION);
+    }
 
     /** Skims the readable bytes of {@code frame} (a frame body, size prefix removed). Borrows. */
     public FetchRequestSkim wrap(ByteBuf frame) {
@@ -103,55 +92,17 @@ public final class FetchRequestSkim {
      * @throws IllegalArgumentException when it is not a Fetch request at all
      */
     public FetchRequestSkim wrap(ByteBuf frame, int offset, int limit) {
-        this.buf = null;
-        header.wrap(frame, offset);
-        if (header.apiKey() != API_KEY) {
-            throw new IllegalArgumentException("not a Fetch request: api key " + header.apiKey());
-        }
-        short v = header.apiVersion();
-        if (v < OLDEST_VERSION || v > LATEST_VERSION) {
-            throw new MalformedFrameException("Fetch v" + v + " cannot be skimmed: Weft implements v"
-                    + OLDEST_VERSION + "–" + LATEST_VERSION);
-        }
-        version = v;
-        flexible = v >= FIRST_FLEXIBLE_VERSION;
-        layout.request(v);
-        bodyOffset = header.bodyOffset();
-        if (bodyOffset > limit) {
-            throw new MalformedFrameException("Fetch request header runs past the end of the frame");
-        }
-        cursor.wrap(frame, bodyOffset, limit);
-        parseBody(frame);
-        this.buf = frame;
+        skim(frame, offset, limit);
         return this;
     }
 
-    private void parseBody(ByteBuf frame) {
+    @Override
+    protected void parseBody(ByteBuf frame) {
+        layout.request(version);
         cursor.skip(layout.requestFixedBytes, "Fetch request fields");
         topicsOffset = cursor.position();
-        boolean topicIds = version >= FIRST_TOPIC_ID_VERSION;
-        int topicCount = SkimReads.nonNullArrayLength(cursor, flexible, MIN_TOPIC_BYTES, "topics");
-        topics.clear();
-        partitionCount = 0;
-        for (int i = 0; i < topicCount; i++) {
-            int t = topics.readKey(cursor, flexible, topicIds, "topics.topic");
-            int n = SkimReads.nonNullArrayLength(cursor, flexible, layout.fetchPartitionFixedBytes, "partitions");
-            topics.partitions(t, partitionCount, n);
-            for (int j = 0; j < n; j++) {
-                if (partitionCount == partitionTopic.length) {
-                    grow();
-                }
-                int p = partitionCount++;
-                partitionTopic[p] = t;
-                partitionOffset[p] = cursor.position();
-                cursor.skip(layout.fetchPartitionFixedBytes, "partitions");
-                if (flexible) {
-                    cursor.skipTaggedFields();
-                }
-                partitionEnd[p] = cursor.position();
-            }
-            endTopic(topics, t);
-        }
+        boolean topicIds = usesTopicIds();
+        walkTopics(layout.fetchPartitionFixedBytes, "topics", "topics.topic", "partitions");
         forgottenOffset = cursor.position();
         forgotten.clear();
         if (version >= FIRST_SESSION_VERSION) {
@@ -199,38 +150,6 @@ public final class FetchRequestSkim {
         endOffset = cursor.position();
     }
 
-    private void endTopic(TopicTable table, int t) {
-        int tagged = cursor.position();
-        if (flexible) {
-            cursor.skipTaggedFields();
-        }
-        table.end(t, tagged, cursor.position());
-    }
-
-    public RequestHeaderView header() {
-        return header;
-    }
-
-    public ByteBuf buffer() {
-        return buf;
-    }
-
-    public short version() {
-        return version;
-    }
-
-    public boolean flexible() {
-        return flexible;
-    }
-
-    public boolean usesTopicIds() {
-        return version >= FIRST_TOPIC_ID_VERSION;
-    }
-
-    public int correlationId() {
-        return header.correlationId();
-    }
-
     /** The replica id: the field before v15, replica_state's after (-1, a consumer, when absent). */
     public int replicaId() {
         if (version < FIRST_REPLICA_STATE_VERSION) {
@@ -271,70 +190,35 @@ public final class FetchRequestSkim {
         return version < FIRST_SESSION_VERSION ? -1 : buf.getInt(bodyOffset + layout.maxWaitOffset + 17);
     }
 
-    public int topicCount() {
-        return topics.count();
-    }
-
-    public int topicNameOffset(int t) {
-        return topics.keyOffset(t);
-    }
-
-    public int topicNameLength(int t) {
-        return topics.keyLength(t);
-    }
-
-    /** Topic name (v4–12; allocates). */
-    public String topicName(int t) {
-        return topics.name(buf, t);
-    }
-
-    /** Topic id (v13+; allocates). */
-    public Uuid topicId(int t) {
-        return topics.topicId(buf, t);
-    }
-
-    public int topicFirstPartition(int t) {
-        return topics.firstPartition(t);
-    }
-
-    public int topicPartitionCount(int t) {
-        return topics.partitionCount(t);
-    }
-
-    public int partitionCount() {
-        return partitionCount;
-    }
-
-    public int partitionTopic(int i) {
-        return partitionTopic[i];
-    }
-
-    /** The partition index on the wire ({@code partition}). */
-    public int partitionIndex(int i) {
-        return buf.getInt(partitionOffset[i]);
+    @Override
+    protected void parsePartition(int p) {
+        cursor.skip(layout.fetchPartitionFixedBytes, "partitions");
+        if (flexible) {
+            cursor.skipTaggedFields();
+        }
     }
 
     /** current_leader_epoch (v9+), or -1. */
     public int currentLeaderEpoch(int i) {
-        return layout.currentLeaderEpochOffset < 0 ? -1 : buf.getInt(partitionOffset[i] + layout.currentLeaderEpochOffset);
+        return layout.currentLeaderEpochOffset < 0 ? -1 : buf.getInt(partitionOffset(i) + layout.currentLeaderEpochOffset);
     }
 
     public long fetchOffset(int i) {
-        return buf.getLong(partitionOffset[i] + layout.fetchOffsetOffset);
+        return buf.getLong(partitionOffset(i) + layout.fetchOffsetOffset);
     }
 
     /** last_fetched_epoch (v12+), or -1. */
     public int lastFetchedEpoch(int i) {
-        return layout.lastFetchedEpochOffset < 0 ? -1 : buf.getInt(partitionOffset[i] + layout.lastFetchedEpochOffset);
+        return layout.lastFetchedEpochOffset < 0 ? -1 : buf.getInt(partitionOffset(i) + layout.lastFetchedEpochOffset);
     }
 
     /** log_start_offset (v5+), or -1. */
     public long logStartOffset(int i) {
-        return layout.logStartOffsetOffset < 0 ? -1L : buf.getLong(partitionOffset[i] + layout.logStartOffsetOffset);
+        return layout.logStartOffsetOffset < 0 ? -1L : buf.getLong(partitionOffset(i) + layout.logStartOffsetOffset);
     }
 
     public int partitionMaxBytes(int i) {
-        return buf.getInt(partitionOffset[i] + layout.partitionMaxBytesOffset);
+        return buf.getInt(partitionOffset(i) + layout.partitionMaxBytesOffset);
     }
 
     /** Forgotten topics (v7+; 0 before). */
@@ -375,10 +259,6 @@ public final class FetchRequestSkim {
         return clusterIdLength < 0 ? null : buf.toString(clusterIdOffset, clusterIdLength, StandardCharsets.UTF_8);
     }
 
-    public int endOffset() {
-        return endOffset;
-    }
-
     // ---- layout, for the builder and merger in this package
 
     TopicTable topics() {
@@ -405,20 +285,5 @@ public final class FetchRequestSkim {
     /** Start of what follows forgotten_topics_data: the rack_id field (length included) and the tagged fields. */
     int afterForgottenOffset() {
         return afterForgottenOffset;
-    }
-
-    int partitionOffset(int i) {
-        return partitionOffset[i];
-    }
-
-    int partitionEnd(int i) {
-        return partitionEnd[i];
-    }
-
-    private void grow() {
-        int n = partitionTopic.length * 2;
-        partitionTopic = Arrays.copyOf(partitionTopic, n);
-        partitionOffset = Arrays.copyOf(partitionOffset, n);
-        partitionEnd = Arrays.copyOf(partitionEnd, n);
     }
 }

@@ -1,14 +1,12 @@
 package dev.weft.protocol.fetch;
 
 import dev.weft.protocol.skim.FrameAssembler;
-import dev.weft.protocol.skim.NodeEndpointRewrite;
+import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
-import dev.weft.protocol.skim.NodeEndpointUnion;
 import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 
 /**
  * Merges the responses to a split Fetch request into the one response the client expects. Records
@@ -51,10 +49,8 @@ public final class FetchResponseMerger {
     private static final FetchResponseSkim[] NO_RESPONSES = new FetchResponseSkim[0];
 
     private final FrameAssembler out = new FrameAssembler();
-    private final NodeEndpointUnion union = new NodeEndpointUnion();
-    private int[] match = new int[16];
+    private final MergeBookkeeping merge = new MergeBookkeeping();
     private int[] perTopic = new int[16];
-    private int[] hint = new int[8];
 
     /**
      * Merges the upstream responses of a split request.
@@ -71,27 +67,14 @@ public final class FetchResponseMerger {
      */
     public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses, short failedErrorCode,
                          int sessionId, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
-        for (FetchResponseSkim response : responses) {
-            if (response != null && response.version() != request.version()) {
-                throw new IllegalArgumentException("Fetch response v" + response.version()
-                        + " cannot be merged into a response to a v" + request.version() + " request");
-            }
-        }
+        merge.start(request, responses);
         short version = request.version();
         boolean flexible = request.flexible();
         TopicTable topics = request.topics();
         ByteBuf src = request.buffer();
-        int partitions = request.partitionCount();
-        if (match.length < partitions) {
-            match = new int[Math.max(partitions, match.length * 2)];
-        }
         if (perTopic.length < topics.count()) {
             perTopic = new int[Math.max(topics.count(), perTopic.length * 2)];
         }
-        if (hint.length < responses.length) {
-            hint = new int[Math.max(responses.length, hint.length * 2)];
-        }
-        Arrays.fill(hint, 0, responses.length, 0);
 
         // pass 1: find each partition's result, count what is written and size the metadata
         int errorEntry = errorEntryBytes(version);
@@ -105,12 +88,12 @@ public final class FetchResponseMerger {
                 FetchResponseSkim response = route >= 0 && route < responses.length ? responses[route] : null;
                 int j = ERROR_ENTRY;
                 if (response != null && response.errorCode() == 0) {
-                    j = find(request, i, response, route);
+                    j = merge.find(request, i, response, route);
                     if (j < 0) {
                         j = response.sessionId() != 0 ? OMITTED : ERROR_ENTRY;
                     }
                 }
-                match[i] = j;
+                merge.match(i, j);
                 if (j != OMITTED) {
                     written++;
                     metadata += j == ERROR_ENTRY ? errorEntry
@@ -123,28 +106,13 @@ public final class FetchResponseMerger {
                 metadata += topics.keyEnd(t) - topics.entryOffset(t) + 5 + 1;
             }
         }
-        int throttle = 0;
-        union.clear();
-        for (int r = 0; r < responses.length; r++) {
-            FetchResponseSkim response = responses[r];
-            if (response != null) {
-                throttle = Math.max(throttle, response.throttleTimeMs());
-                if (version >= FetchResponseSkim.FIRST_NODE_ENDPOINTS_VERSION) {
-                    union.addAll(r, response.nodeEndpoints(), rewriter);
-                }
-            }
-        }
-        boolean withEndpoints = union.count() > 0;
-        int endpointBytes = withEndpoints ? union.taggedFieldSize(NodeEndpointRewrite.NODE_ENDPOINTS_TAG) : 0;
+        int endpointBytes = merge.collect(responses, version, FetchResponseSkim.FIRST_NODE_ENDPOINTS_VERSION, rewriter);
 
         out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata + endpointBytes));
         try {
             ByteBuf meta = out.meta(4 + 1 + 4 + 2 + 4);
-            meta.writeInt(request.correlationId());
-            if (flexible) {
-                WireWrite.writeEmptyTaggedFields(meta); // response header v1
-            }
-            meta.writeInt(throttle);
+            MergeBookkeeping.writeResponseHeader(meta, request.correlationId(), flexible);
+            meta.writeInt(merge.throttleTimeMs());
             if (version >= FetchRequestSkim.FIRST_SESSION_VERSION) {
                 meta.writeShort(0);
                 meta.writeInt(sessionId);
@@ -158,7 +126,7 @@ public final class FetchResponseMerger {
                 WireWrite.writeArrayLength(out.meta(5), flexible, perTopic[t]);
                 int first = topics.firstPartition(t);
                 for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    int j = match[i];
+                    int j = merge.match(i);
                     if (j == ERROR_ENTRY) {
                         writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), failedErrorCode);
                     } else if (j >= 0) {
@@ -169,19 +137,13 @@ public final class FetchResponseMerger {
                     WireWrite.writeEmptyTaggedFields(out.meta(1));
                 }
             }
-            if (flexible) {
-                meta = out.meta(1 + endpointBytes);
-                WireWrite.writeUnsignedVarint(meta, withEndpoints ? 1 : 0);
-                if (withEndpoints) {
-                    union.writeTaggedField(meta, NodeEndpointRewrite.NODE_ENDPOINTS_TAG);
-                }
-            }
+            merge.writeTrailer(out, flexible);
             return out.finish();
         } catch (RuntimeException | Error e) {
             out.abort();
             throw e;
         } finally {
-            union.clear();
+            merge.clear();
         }
     }
 
@@ -193,29 +155,6 @@ public final class FetchResponseMerger {
      */
     public ByteBuf errorResponse(FetchRequestSkim request, short errorCode, int sessionId, ByteBufAllocator alloc) {
         return merge(request, null, NO_RESPONSES, errorCode, sessionId, NodeEndpointRewriter.IDENTITY, alloc);
-    }
-
-    private int find(FetchRequestSkim request, int i, FetchResponseSkim response, int route) {
-        int index = request.partitionIndex(i);
-        int topic = request.partitionTopic(i);
-        int expected = hint[route];
-        if (expected < response.partitionCount() && matches(request, topic, index, response, expected)) {
-            hint[route] = expected + 1;
-            return expected;
-        }
-        for (int j = 0; j < response.partitionCount(); j++) {
-            if (matches(request, topic, index, response, j)) {
-                hint[route] = j + 1;
-                return j;
-            }
-        }
-        return -1;
-    }
-
-    private static boolean matches(FetchRequestSkim request, int topic, int index, FetchResponseSkim response, int j) {
-        return response.partitionIndex(j) == index
-                && TopicTable.sameKey(request.buffer(), request.topics(), topic,
-                        response.buffer(), response.topics(), response.partitionTopic(j));
     }
 
     /**

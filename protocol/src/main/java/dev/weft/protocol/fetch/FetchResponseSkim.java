@@ -1,17 +1,13 @@
 package dev.weft.protocol.fetch;
 
-import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.protocol.skim.NodeEndpointList;
-import dev.weft.protocol.skim.NodeEndpointRewrite;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
+import dev.weft.protocol.skim.RecordsRanges;
+import dev.weft.protocol.skim.ResponseSkim;
 import dev.weft.protocol.skim.SkimReads;
-import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.wire.MalformedFrameException;
-import dev.weft.protocol.wire.WireCursor;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
-import org.apache.kafka.common.Uuid;
 
 /**
  * Skim of a Fetch response (v4–18): the top-level fields, every partition's result read in place, the
@@ -43,7 +39,7 @@ import org.apache.kafka.common.Uuid;
  * <p>Ownership: {@link #wrap} <em>borrows</em> the frame; {@link #records(int)} returns a
  * <em>retained</em> slice the caller owns. Reused per frame without allocation; not thread-safe.
  */
-public final class FetchResponseSkim {
+public final class FetchResponseSkim extends ResponseSkim {
 
     public static final int PARTITION_INDEX_OFFSET = 0;
     public static final int ERROR_CODE_OFFSET = PARTITION_INDEX_OFFSET + 4;
@@ -63,35 +59,20 @@ public final class FetchResponseSkim {
     private static final int CURRENT_LEADER_MIN_BYTES = 4 + 4 + 1;
     private static final int SNAPSHOT_ID_MIN_BYTES = 8 + 4 + 1;
 
-    private static final int MIN_TOPIC_BYTES = 3;
+    private final RecordsRanges records = new RecordsRanges();
+    private int partitionFixedBytes;
 
-    private final ResponseHeaderView header = new ResponseHeaderView();
-    private final WireCursor cursor = new WireCursor();
-    private final TopicTable topics = new TopicTable();
-    private final NodeEndpointList endpoints = new NodeEndpointList();
-    private NodeEndpointRewrite endpointRewrite;
-
-    private ByteBuf buf;
-    private short version;
-    private boolean flexible;
-    private int frameOffset;
-    private int bodyOffset;
-    private int trailerOffset;
-    private int endOffset;
-    private long recordsBytes;
-
-    private int partitionCount;
-    private int[] partitionTopic = new int[16];
-    private int[] partitionOffset = new int[16];
     private int[] abortedOffset = new int[16];
     private int[] abortedCount = new int[16];
     private int[] preferredReadReplicaOffset = new int[16];
-    private int[] recordsOffset = new int[16];
-    private int[] recordsLength = new int[16];
     private int[] divergingEpochOffset = new int[16];
-    private int[] currentLeaderOffset = new int[16];
     private int[] snapshotIdOffset = new int[16];
-    private int[] partitionEnd = new int[16];
+
+    public FetchResponseSkim() {
+        super("Fetch", FetchRequestSkim.API_KEY, FetchRequestSkim.OLDEST_VERSION, FetchRequestSkim.LATEST_VERSION,
+                FetchRequestSkim.FIRST_FLEXIBLE_VERSION, FetchRequestSkim.FIRST_TOPIC_ID_VERSION,
+                FIRST_NODE_ENDPOINTS_VERSION);
+    }
 
     /** Skims the readable bytes of {@code frame} (size prefix removed) as a Fetch response of {@code version}. Borrows. */
     public FetchResponseSkim wrap(ByteBuf frame, short version) {
@@ -105,74 +86,27 @@ public final class FetchResponseSkim {
      * @throws MalformedFrameException when the bytes are not a well-formed Fetch response
      */
     public FetchResponseSkim wrap(ByteBuf frame, int offset, int limit, short version) {
-        this.buf = null;
-        if (version < FetchRequestSkim.OLDEST_VERSION || version > FetchRequestSkim.LATEST_VERSION) {
-            throw new MalformedFrameException("Fetch v" + version + " responses cannot be skimmed");
-        }
-        this.version = version;
-        this.flexible = version >= FetchRequestSkim.FIRST_FLEXIBLE_VERSION;
-        this.frameOffset = offset;
-        header.wrap(frame, offset);
-        bodyOffset = offset + header.headerLength(FetchRequestSkim.API_KEY, version);
-        if (bodyOffset > limit) {
-            throw new MalformedFrameException("Fetch response header runs past the end of the frame");
-        }
-        cursor.wrap(frame, bodyOffset, limit);
-        endpoints.clear();
-        parseBody(frame);
-        this.buf = frame;
+        skim(frame, offset, limit, version);
         return this;
     }
 
-    private void parseBody(ByteBuf frame) {
+    @Override
+    protected void parseBody(ByteBuf frame) {
+        throttleOffset = cursor.position();
         cursor.readInt32(); // throttle_time_ms
         if (version >= FetchRequestSkim.FIRST_SESSION_VERSION) {
             cursor.readInt16();
             cursor.readInt32();
         }
-        boolean topicIds = version >= FetchRequestSkim.FIRST_TOPIC_ID_VERSION;
-        int fixed = version >= FetchRequestSkim.FIRST_LOG_START_OFFSET_VERSION ? FIXED_BYTES_V5 : FIXED_BYTES_V4;
-        int topicCount = SkimReads.nonNullArrayLength(cursor, flexible, MIN_TOPIC_BYTES, "responses");
-        topics.clear();
-        partitionCount = 0;
-        recordsBytes = 0;
-        for (int i = 0; i < topicCount; i++) {
-            int t = topics.readKey(cursor, flexible, topicIds, "responses.topic");
-            int n = SkimReads.nonNullArrayLength(cursor, flexible, fixed, "partitions");
-            topics.partitions(t, partitionCount, n);
-            for (int j = 0; j < n; j++) {
-                parsePartition(t, fixed);
-            }
-            int tagged = cursor.position();
-            if (flexible) {
-                cursor.skipTaggedFields();
-            }
-            topics.end(t, tagged, cursor.position());
-        }
-        trailerOffset = cursor.position();
-        if (flexible) {
-            int fields = SkimReads.taggedFieldCount(cursor);
-            for (int k = 0; k < fields; k++) {
-                int tag = cursor.readUnsignedVarint();
-                int size = SkimReads.taggedFieldSize(cursor, tag);
-                int data = cursor.position();
-                cursor.skip(size, "tagged field");
-                if (tag == NodeEndpointRewrite.NODE_ENDPOINTS_TAG && version >= FIRST_NODE_ENDPOINTS_VERSION) {
-                    endpoints.parse(frame, data, size);
-                }
-            }
-        }
-        endOffset = cursor.position();
+        partitionFixedBytes = version >= FetchRequestSkim.FIRST_LOG_START_OFFSET_VERSION ? FIXED_BYTES_V5 : FIXED_BYTES_V4;
+        records.clear();
+        walkTopics(partitionFixedBytes, "responses", "responses.topic", "partitions");
+        parseTrailer(frame);
     }
 
-    private void parsePartition(int topic, int fixed) {
-        if (partitionCount == partitionTopic.length) {
-            grow();
-        }
-        int p = partitionCount;
-        partitionTopic[p] = topic;
-        partitionOffset[p] = cursor.position();
-        cursor.skip(fixed, "partitions");
+    @Override
+    protected void parsePartition(int p) {
+        cursor.skip(partitionFixedBytes, "partitions");
         int aborted = SkimReads.arrayLength(cursor, flexible, 16, "aborted_transactions");
         abortedCount[p] = aborted;
         abortedOffset[p] = cursor.position();
@@ -187,13 +121,7 @@ public final class FetchResponseSkim {
             preferredReadReplicaOffset[p] = cursor.position();
             cursor.readInt32();
         }
-        int len = SkimReads.bytesLength(cursor, flexible, "records");
-        recordsOffset[p] = cursor.position();
-        recordsLength[p] = len;
-        if (len > 0) {
-            cursor.skip(len, "records");
-            recordsBytes += len;
-        }
+        records.read(cursor, flexible, p);
         divergingEpochOffset[p] = -1;
         currentLeaderOffset[p] = -1;
         snapshotIdOffset[p] = -1;
@@ -223,32 +151,17 @@ public final class FetchResponseSkim {
                 cursor.skip(size, "tagged field");
             }
         }
-        partitionEnd[p] = cursor.position();
-        partitionCount = p + 1;
     }
 
-    public ByteBuf buffer() {
-        return buf;
-    }
-
-    public short version() {
-        return version;
-    }
-
-    public boolean flexible() {
-        return flexible;
-    }
-
-    public boolean usesTopicIds() {
-        return version >= FetchRequestSkim.FIRST_TOPIC_ID_VERSION;
-    }
-
-    public int correlationId() {
-        return buf.getInt(frameOffset + ResponseHeaderView.CORRELATION_ID_OFFSET);
-    }
-
-    public int throttleTimeMs() {
-        return buf.getInt(bodyOffset);
+    @Override
+    protected void growPartitions(int length) {
+        super.growPartitions(length);
+        records.grow(length);
+        abortedOffset = Arrays.copyOf(abortedOffset, length);
+        abortedCount = Arrays.copyOf(abortedCount, length);
+        preferredReadReplicaOffset = Arrays.copyOf(preferredReadReplicaOffset, length);
+        divergingEpochOffset = Arrays.copyOf(divergingEpochOffset, length);
+        snapshotIdOffset = Arrays.copyOf(snapshotIdOffset, length);
     }
 
     /** Top-level error code (v7+), or 0. */
@@ -261,69 +174,22 @@ public final class FetchResponseSkim {
         return version < FetchRequestSkim.FIRST_SESSION_VERSION ? 0 : buf.getInt(bodyOffset + 6);
     }
 
-    public int topicCount() {
-        return topics.count();
-    }
-
-    public int topicNameOffset(int t) {
-        return topics.keyOffset(t);
-    }
-
-    public int topicNameLength(int t) {
-        return topics.keyLength(t);
-    }
-
-    /** Topic name (v4–12; allocates). */
-    public String topicName(int t) {
-        return topics.name(buf, t);
-    }
-
-    /** Topic id (v13+; allocates). */
-    public Uuid topicId(int t) {
-        return topics.topicId(buf, t);
-    }
-
-    public int topicFirstPartition(int t) {
-        return topics.firstPartition(t);
-    }
-
-    public int topicPartitionCount(int t) {
-        return topics.partitionCount(t);
-    }
-
-    public int partitionCount() {
-        return partitionCount;
-    }
-
-    public int partitionTopic(int i) {
-        return partitionTopic[i];
-    }
-
-    /** Absolute offset of partition {@code i}'s entry (its partition_index). */
-    public int partitionOffset(int i) {
-        return partitionOffset[i];
-    }
-
-    public int partitionIndex(int i) {
-        return buf.getInt(partitionOffset[i] + PARTITION_INDEX_OFFSET);
-    }
-
     public short errorCode(int i) {
-        return buf.getShort(partitionOffset[i] + ERROR_CODE_OFFSET);
+        return buf.getShort(partitionOffset(i) + ERROR_CODE_OFFSET);
     }
 
     public long highWatermark(int i) {
-        return buf.getLong(partitionOffset[i] + HIGH_WATERMARK_OFFSET);
+        return buf.getLong(partitionOffset(i) + HIGH_WATERMARK_OFFSET);
     }
 
     public long lastStableOffset(int i) {
-        return buf.getLong(partitionOffset[i] + LAST_STABLE_OFFSET_OFFSET);
+        return buf.getLong(partitionOffset(i) + LAST_STABLE_OFFSET_OFFSET);
     }
 
     /** log_start_offset (v5+), or -1. */
     public long logStartOffset(int i) {
         return version >= FetchRequestSkim.FIRST_LOG_START_OFFSET_VERSION
-                ? buf.getLong(partitionOffset[i] + LOG_START_OFFSET_OFFSET) : -1L;
+                ? buf.getLong(partitionOffset(i) + LOG_START_OFFSET_OFFSET) : -1L;
     }
 
     /** Entries in aborted_transactions, or -1 when the array is null. */
@@ -353,7 +219,7 @@ public final class FetchResponseSkim {
         if (!flexible) {
             return abortedOffset[i] + 16 * k;
         }
-        cursor.wrap(buf, abortedOffset[i], recordsOffset[i]);
+        cursor.wrap(buf, abortedOffset[i], records.offset(i));
         for (int e = 0; e < k; e++) {
             cursor.skip(16, "aborted_transactions");
             cursor.skipTaggedFields();
@@ -373,12 +239,12 @@ public final class FetchResponseSkim {
     }
 
     public int recordsOffset(int i) {
-        return recordsOffset[i];
+        return records.offset(i);
     }
 
     /** Length of partition {@code i}'s records, or -1 when null. */
     public int recordsLength(int i) {
-        return recordsLength[i];
+        return records.length(i);
     }
 
     /**
@@ -386,12 +252,11 @@ public final class FetchResponseSkim {
      * owns it. Null when the records field is null.
      */
     public ByteBuf records(int i) {
-        int len = recordsLength[i];
-        return len < 0 ? null : buf.retainedSlice(recordsOffset[i], len);
+        return records.retainedSlice(buf, i);
     }
 
     public long recordsBytes() {
-        return recordsBytes;
+        return records.bytes();
     }
 
     /** diverging_epoch.epoch, or -1 when absent. */
@@ -404,19 +269,6 @@ public final class FetchResponseSkim {
         return divergingEpochOffset[i] < 0 ? -1L : buf.getLong(divergingEpochOffset[i] + 4);
     }
 
-    /** Absolute offset of current_leader.leader_id (int32, leader_epoch follows), or -1 when absent. */
-    public int currentLeaderOffset(int i) {
-        return currentLeaderOffset[i];
-    }
-
-    public int currentLeaderId(int i) {
-        return currentLeaderOffset[i] < 0 ? -1 : buf.getInt(currentLeaderOffset[i]);
-    }
-
-    public int currentLeaderEpoch(int i) {
-        return currentLeaderOffset[i] < 0 ? -1 : buf.getInt(currentLeaderOffset[i] + 4);
-    }
-
     /** snapshot_id.end_offset, or -1 when absent. */
     public long snapshotIdEndOffset(int i) {
         return snapshotIdOffset[i] < 0 ? -1L : buf.getLong(snapshotIdOffset[i]);
@@ -427,26 +279,12 @@ public final class FetchResponseSkim {
         return snapshotIdOffset[i] < 0 ? -1 : buf.getInt(snapshotIdOffset[i] + 8);
     }
 
-    /** node_endpoints (v16+; empty when absent). Borrowed view, valid with the skim. */
-    public NodeEndpointList nodeEndpoints() {
-        return endpoints;
-    }
-
-    /** Offset of the top-level tagged fields (v12+), where node_endpoints lives. */
-    public int trailerOffset() {
-        return trailerOffset;
-    }
-
-    public int endOffset() {
-        return endOffset;
-    }
-
     /**
      * Replaces every current_leader.leader_id and non-negative preferred_read_replica with
      * {@code rewriter.nodeId(source, id)}, in place in the borrowed frame (outside any CRC).
      */
     public void rewriteNodeIdsInPlace(NodeEndpointRewriter rewriter, int source) {
-        for (int i = 0; i < partitionCount; i++) {
+        for (int i = 0; i < partitionCount(); i++) {
             int at = currentLeaderOffset[i];
             if (at >= 0) {
                 buf.setInt(at, rewriter.nodeId(source, buf.getInt(at)));
@@ -456,46 +294,5 @@ public final class FetchResponseSkim {
                 buf.setInt(at, rewriter.nodeId(source, buf.getInt(at)));
             }
         }
-    }
-
-    /**
-     * This response with its node_endpoints passed through the rewriter (see {@link NodeEndpointRewrite});
-     * for versions without node_endpoints, the response unchanged. Node ids in partitions are not
-     * touched: see {@link #rewriteNodeIdsInPlace}.
-     *
-     * @return a whole frame, size prefix included: one retained slice of this frame (records and all)
-     *     and a small new trailer; the caller takes ownership. This frame stays borrowed.
-     */
-    public ByteBuf rewriteNodeEndpoints(NodeEndpointRewriter rewriter, int source, ByteBufAllocator alloc) {
-        if (endpointRewrite == null) {
-            endpointRewrite = new NodeEndpointRewrite();
-        }
-        return endpointRewrite.rewrite(buf, frameOffset, trailerOffset, endOffset, flexible, endpoints, source,
-                rewriter, alloc);
-    }
-
-    // ---- layout, for the merger
-
-    TopicTable topics() {
-        return topics;
-    }
-
-    int partitionEnd(int i) {
-        return partitionEnd[i];
-    }
-
-    private void grow() {
-        int n = partitionTopic.length * 2;
-        partitionTopic = Arrays.copyOf(partitionTopic, n);
-        partitionOffset = Arrays.copyOf(partitionOffset, n);
-        abortedOffset = Arrays.copyOf(abortedOffset, n);
-        abortedCount = Arrays.copyOf(abortedCount, n);
-        preferredReadReplicaOffset = Arrays.copyOf(preferredReadReplicaOffset, n);
-        recordsOffset = Arrays.copyOf(recordsOffset, n);
-        recordsLength = Arrays.copyOf(recordsLength, n);
-        divergingEpochOffset = Arrays.copyOf(divergingEpochOffset, n);
-        currentLeaderOffset = Arrays.copyOf(currentLeaderOffset, n);
-        snapshotIdOffset = Arrays.copyOf(snapshotIdOffset, n);
-        partitionEnd = Arrays.copyOf(partitionEnd, n);
     }
 }

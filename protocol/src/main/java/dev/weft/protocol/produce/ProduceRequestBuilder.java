@@ -1,13 +1,8 @@
 package dev.weft.protocol.produce;
 
-import dev.weft.protocol.header.RequestHeaderView;
-import dev.weft.protocol.skim.FrameAssembler;
-import dev.weft.protocol.skim.RequestHeaderCopy;
-import dev.weft.protocol.skim.TopicTable;
-import dev.weft.protocol.skim.WireWrite;
+import dev.weft.protocol.skim.RequestSplitter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 import java.util.BitSet;
 
 /**
@@ -25,11 +20,7 @@ import java.util.BitSet;
  *
  * <p>One instance per core, reused; not thread-safe.
  */
-public final class ProduceRequestBuilder {
-
-    private final FrameAssembler out = new FrameAssembler();
-    private int[] selectedPerTopic = new int[16];
-    private CharSequence clientId;
+public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestSkim> {
 
     /**
      * Sets the client id written into every request built from now on; null (the default) copies the
@@ -49,7 +40,7 @@ public final class ProduceRequestBuilder {
      * @return the whole frame, size prefix included; the caller takes ownership
      */
     public ByteBuf build(ProduceRequestSkim skim, int[] routeOf, int route, int correlationId, ByteBufAllocator alloc) {
-        return build(skim, null, routeOf, route, correlationId, alloc);
+        return split(skim, null, routeOf, route, correlationId, alloc);
     }
 
     /**
@@ -59,63 +50,32 @@ public final class ProduceRequestBuilder {
      * @return the whole frame, size prefix included; the caller takes ownership
      */
     public ByteBuf build(ProduceRequestSkim skim, BitSet partitions, int correlationId, ByteBufAllocator alloc) {
-        return build(skim, partitions, null, 0, correlationId, alloc);
+        return split(skim, partitions, null, 0, correlationId, alloc);
     }
 
-    private ByteBuf build(ProduceRequestSkim skim, BitSet bits, int[] routeOf, int route, int correlationId,
-                          ByteBufAllocator alloc) {
-        ByteBuf src = skim.buffer();
-        TopicTable topics = skim.topics();
-        boolean flexible = skim.flexible();
-        int topicCount = topics.count();
-        if (selectedPerTopic.length < topicCount) {
-            selectedPerTopic = Arrays.copyOf(selectedPerTopic, Math.max(topicCount, selectedPerTopic.length * 2));
-        }
-        int chosenTopics = 0;
-        for (int t = 0; t < topicCount; t++) {
-            int first = topics.firstPartition(t);
-            int n = 0;
-            for (int i = first; i < first + topics.partitionCount(t); i++) {
-                if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                    n++;
-                }
-            }
-            selectedPerTopic[t] = n;
-            if (n > 0) {
-                chosenTopics++;
-            }
-        }
-        RequestHeaderView header = skim.header();
-        int headerBytes = RequestHeaderCopy.size(header, clientId);
+    @Override
+    protected int metadataBytesHint(ProduceRequestSkim skim, int headerBytes) {
         long metadata = 4L + headerBytes + (skim.endOffset() - skim.bodyOffset()) - skim.recordsBytes();
-        out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata));
-        try {
-            RequestHeaderCopy.write(out, header, correlationId, clientId);
-            out.copy(src, skim.bodyOffset(), skim.topicsOffset()); // transactional_id, acks, timeout_ms
-            WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
-            for (int t = 0; t < topicCount; t++) {
-                if (selectedPerTopic[t] == 0) {
-                    continue;
-                }
-                out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
-                WireWrite.writeArrayLength(out.meta(5), flexible, selectedPerTopic[t]);
-                int first = topics.firstPartition(t);
-                for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                        int records = skim.recordsOffset(i);
-                        int recordsEnd = records + Math.max(0, skim.recordsLength(i));
-                        out.copy(src, skim.partitionOffset(i), records);          // index, records length
-                        out.appendSlice(src, records, recordsEnd - records);       // the batches: a retained slice
-                        out.copy(src, recordsEnd, skim.partitionEnd(i));           // partition tagged fields
-                    }
-                }
-                out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
-            }
-            out.copy(src, skim.trailerOffset(), skim.endOffset());                // top-level tagged fields
-            return out.finish();
-        } catch (RuntimeException | Error e) {
-            out.abort();
-            throw e;
-        }
+        return (int) Math.min(Integer.MAX_VALUE, metadata);
+    }
+
+    @Override
+    protected void writeBeforeTopics(ProduceRequestSkim skim) {
+        out.copy(skim.buffer(), skim.bodyOffset(), skim.topicsOffset()); // transactional_id, acks, timeout_ms
+    }
+
+    @Override
+    protected void writePartition(ProduceRequestSkim skim, int i) {
+        ByteBuf src = skim.buffer();
+        int records = skim.recordsOffset(i);
+        int recordsEnd = records + Math.max(0, skim.recordsLength(i));
+        out.copy(src, skim.partitionOffset(i), records);          // index, records length
+        out.appendSlice(src, records, recordsEnd - records);       // the batches: a retained slice
+        out.copy(src, recordsEnd, skim.partitionEnd(i));           // partition tagged fields
+    }
+
+    @Override
+    protected void writeAfterTopics(ProduceRequestSkim skim) {
+        out.copy(skim.buffer(), skim.trailerOffset(), skim.endOffset()); // top-level tagged fields
     }
 }

@@ -1,13 +1,13 @@
 package dev.weft.protocol.produce;
 
 import dev.weft.protocol.header.RequestHeaderView;
+import dev.weft.protocol.skim.RecordsRanges;
+import dev.weft.protocol.skim.RequestSkim;
 import dev.weft.protocol.skim.SkimReads;
 import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.wire.MalformedFrameException;
-import dev.weft.protocol.wire.WireCursor;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -37,7 +37,7 @@ import org.apache.kafka.common.Uuid;
  * valid only while the caller holds the frame. {@link #records(int)} returns a <em>retained</em> slice
  * the caller owns. One instance per connection or core; not thread-safe.
  */
-public final class ProduceRequestSkim {
+public final class ProduceRequestSkim extends RequestSkim {
 
     public static final short API_KEY = 0;
     public static final short OLDEST_VERSION = 3;
@@ -45,31 +45,19 @@ public final class ProduceRequestSkim {
     public static final short FIRST_FLEXIBLE_VERSION = 9;
     public static final short FIRST_TOPIC_ID_VERSION = 13;
 
-    private static final int MIN_TOPIC_BYTES = 3;
     private static final int MIN_PARTITION_BYTES = 5;
 
-    private final RequestHeaderView header = new RequestHeaderView();
-    private final WireCursor cursor = new WireCursor();
-    private final TopicTable topics = new TopicTable();
+    private final RecordsRanges records = new RecordsRanges();
 
-    private ByteBuf buf;
-    private short version;
-    private boolean flexible;
-    private int bodyOffset;
-    private int endOffset;
     private int transactionalIdOffset;
     private int transactionalIdLength;
     private int acksOffset;
     private int topicsOffset;
     private int trailerOffset;
-    private long recordsBytes;
 
-    private int partitionCount;
-    private int[] partitionTopic = new int[16];
-    private int[] partitionOffset = new int[16];
-    private int[] recordsOffset = new int[16];
-    private int[] recordsLength = new int[16];
-    private int[] partitionEnd = new int[16];
+    public ProduceRequestSkim() {
+        super("Produce", API_KEY, OLDEST_VERSION, LATEST_VERSION, FIRST_FLEXIBLE_VERSION, FIRST_TOPIC_ID_VERSION);
+    }
 
     /** Skims the readable bytes of {@code frame} (a frame body, size prefix removed). Borrows. */
     public ProduceRequestSkim wrap(ByteBuf frame) {
@@ -85,29 +73,12 @@ public final class ProduceRequestSkim {
      * @throws IllegalArgumentException when the frame is not a Produce request at all
      */
     public ProduceRequestSkim wrap(ByteBuf frame, int offset, int limit) {
-        this.buf = null;
-        header.wrap(frame, offset);
-        if (header.apiKey() != API_KEY) {
-            throw new IllegalArgumentException("not a Produce request: api key " + header.apiKey());
-        }
-        short v = header.apiVersion();
-        if (v < OLDEST_VERSION || v > LATEST_VERSION) {
-            throw new MalformedFrameException("Produce v" + v + " cannot be skimmed: Weft implements v"
-                    + OLDEST_VERSION + "–" + LATEST_VERSION);
-        }
-        version = v;
-        flexible = v >= FIRST_FLEXIBLE_VERSION;
-        bodyOffset = header.bodyOffset();
-        if (bodyOffset > limit) {
-            throw new MalformedFrameException("Produce request header runs past the end of the frame");
-        }
-        cursor.wrap(frame, bodyOffset, limit);
-        parseBody(frame);
-        this.buf = frame;
+        skim(frame, offset, limit);
         return this;
     }
 
-    private void parseBody(ByteBuf frame) {
+    @Override
+    protected void parseBody(ByteBuf frame) {
         transactionalIdLength = SkimReads.stringLength(cursor, flexible, "transactional_id");
         transactionalIdOffset = cursor.position();
         cursor.skip(Math.max(0, transactionalIdLength), "transactional_id");
@@ -115,24 +86,8 @@ public final class ProduceRequestSkim {
         cursor.readInt16();
         cursor.readInt32(); // timeout_ms
         topicsOffset = cursor.position();
-        boolean topicIds = version >= FIRST_TOPIC_ID_VERSION;
-        int topicCount = SkimReads.nonNullArrayLength(cursor, flexible, MIN_TOPIC_BYTES, "topic_data");
-        topics.clear();
-        partitionCount = 0;
-        recordsBytes = 0;
-        for (int i = 0; i < topicCount; i++) {
-            int t = topics.readKey(cursor, flexible, topicIds, "topic_data.name");
-            int n = SkimReads.nonNullArrayLength(cursor, flexible, MIN_PARTITION_BYTES, "partition_data");
-            topics.partitions(t, partitionCount, n);
-            for (int j = 0; j < n; j++) {
-                parsePartition(t);
-            }
-            int tagged = cursor.position();
-            if (flexible) {
-                cursor.skipTaggedFields();
-            }
-            topics.end(t, tagged, cursor.position());
-        }
+        records.clear();
+        walkTopics(MIN_PARTITION_BYTES, "topic_data", "topic_data.name", "partition_data");
         trailerOffset = cursor.position();
         if (flexible) {
             cursor.skipTaggedFields();
@@ -140,26 +95,18 @@ public final class ProduceRequestSkim {
         endOffset = cursor.position();
     }
 
-    private void parsePartition(int topic) {
-        if (partitionCount == partitionTopic.length) {
-            grow();
-        }
-        int p = partitionCount;
-        partitionTopic[p] = topic;
-        partitionOffset[p] = cursor.position();
+    @Override
+    protected void parsePartition(int p) {
         cursor.readInt32(); // index
-        int len = SkimReads.bytesLength(cursor, flexible, "records");
-        recordsOffset[p] = cursor.position();
-        recordsLength[p] = len;
-        if (len > 0) {
-            cursor.skip(len, "records");
-            recordsBytes += len;
-        }
+        records.read(cursor, flexible, p);
         if (flexible) {
             cursor.skipTaggedFields();
         }
-        partitionEnd[p] = cursor.position();
-        partitionCount = p + 1;
+    }
+
+    @Override
+    protected void growPartitions(int length) {
+        records.grow(length);
     }
 
     /**
@@ -204,32 +151,6 @@ public final class ProduceRequestSkim {
         return frame.getShort(p);
     }
 
-    /** The header of the skimmed request (borrowed view over the same frame). */
-    public RequestHeaderView header() {
-        return header;
-    }
-
-    public ByteBuf buffer() {
-        return buf;
-    }
-
-    public short version() {
-        return version;
-    }
-
-    public boolean flexible() {
-        return flexible;
-    }
-
-    /** True from v13: topics are identified by topic id, not name. */
-    public boolean usesTopicIds() {
-        return version >= FIRST_TOPIC_ID_VERSION;
-    }
-
-    public int correlationId() {
-        return header.correlationId();
-    }
-
     public short acks() {
         return buf.getShort(acksOffset);
     }
@@ -253,30 +174,18 @@ public final class ProduceRequestSkim {
                 : buf.toString(transactionalIdOffset, transactionalIdLength, StandardCharsets.UTF_8);
     }
 
-    public int topicCount() {
-        return topics.count();
-    }
-
-    /** Offset of topic {@code t}'s name bytes (v3–12) or of its 16-byte topic id (v13+). */
-    public int topicNameOffset(int t) {
-        return topics.keyOffset(t);
-    }
-
-    /** Length of topic {@code t}'s name in bytes (v3–12); 16 for a topic id (v13+). */
-    public int topicNameLength(int t) {
-        return topics.keyLength(t);
-    }
-
     /** Topic name (v3–12; allocates). */
+    @Override
     public String topicName(int t) {
         requireNames();
-        return topics.name(buf, t);
+        return super.topicName(t);
     }
 
     /** Topic id (v13+; allocates). */
+    @Override
     public Uuid topicId(int t) {
         requireIds();
-        return topics.topicId(buf, t);
+        return super.topicId(t);
     }
 
     public long topicIdMostSignificantBits(int t) {
@@ -289,38 +198,14 @@ public final class ProduceRequestSkim {
         return topics.topicIdLeastSignificantBits(buf, t);
     }
 
-    /** Index (in 0..partitionCount()-1) of topic {@code t}'s first partition. */
-    public int topicFirstPartition(int t) {
-        return topics.firstPartition(t);
-    }
-
-    public int topicPartitionCount(int t) {
-        return topics.partitionCount(t);
-    }
-
-    /** Partitions across all topics. */
-    public int partitionCount() {
-        return partitionCount;
-    }
-
-    /** The topic (0..topicCount()-1) partition {@code i} belongs to. */
-    public int partitionTopic(int i) {
-        return partitionTopic[i];
-    }
-
-    /** The partition index on the wire ({@code index}) of partition {@code i}. */
-    public int partitionIndex(int i) {
-        return buf.getInt(partitionOffset[i]);
-    }
-
     /** Offset of partition {@code i}'s first record byte (just past the length prefix). */
     public int recordsOffset(int i) {
-        return recordsOffset[i];
+        return records.offset(i);
     }
 
     /** Length of partition {@code i}'s records field, or -1 when it is null. */
     public int recordsLength(int i) {
-        return recordsLength[i];
+        return records.length(i);
     }
 
     /**
@@ -328,18 +213,12 @@ public final class ProduceRequestSkim {
      * owns it and must release it. Null when the records field is null.
      */
     public ByteBuf records(int i) {
-        int len = recordsLength[i];
-        return len < 0 ? null : buf.retainedSlice(recordsOffset[i], len);
+        return records.retainedSlice(buf, i);
     }
 
     /** Total bytes of all records fields: what a split must never copy. */
     public long recordsBytes() {
-        return recordsBytes;
-    }
-
-    /** Offset of the first byte after the request (trailing bytes of the frame, if any, are ignored). */
-    public int endOffset() {
-        return endOffset;
+        return records.bytes();
     }
 
     // ---- layout, for the builder and merger in this package
@@ -362,14 +241,6 @@ public final class ProduceRequestSkim {
         return trailerOffset;
     }
 
-    int partitionOffset(int i) {
-        return partitionOffset[i];
-    }
-
-    int partitionEnd(int i) {
-        return partitionEnd[i];
-    }
-
     private void requireNames() {
         if (usesTopicIds()) {
             throw new IllegalStateException("Produce v" + version + " identifies topics by id, not name");
@@ -380,14 +251,5 @@ public final class ProduceRequestSkim {
         if (!usesTopicIds()) {
             throw new IllegalStateException("Produce v" + version + " identifies topics by name, not id");
         }
-    }
-
-    private void grow() {
-        int n = partitionTopic.length * 2;
-        partitionTopic = Arrays.copyOf(partitionTopic, n);
-        partitionOffset = Arrays.copyOf(partitionOffset, n);
-        recordsOffset = Arrays.copyOf(recordsOffset, n);
-        recordsLength = Arrays.copyOf(recordsLength, n);
-        partitionEnd = Arrays.copyOf(partitionEnd, n);
     }
 }

@@ -1,14 +1,12 @@
 package dev.weft.protocol.produce;
 
 import dev.weft.protocol.skim.FrameAssembler;
-import dev.weft.protocol.skim.NodeEndpointRewrite;
+import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
-import dev.weft.protocol.skim.NodeEndpointUnion;
 import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 
 /**
  * Merges the responses to a split Produce request into the one response the client expects (DESIGN
@@ -41,11 +39,7 @@ public final class ProduceResponseMerger {
     private static final ProduceResponseSkim[] NO_RESPONSES = new ProduceResponseSkim[0];
 
     private final FrameAssembler out = new FrameAssembler();
-    private final NodeEndpointUnion union = new NodeEndpointUnion();
-    /** Per request partition: the matching partition of its route's response, or -1. */
-    private int[] match = new int[16];
-    /** Per route: where the next partition is expected in its response. */
-    private int[] hint = new int[8];
+    private final MergeBookkeeping merge = new MergeBookkeeping();
 
     /**
      * Merges the upstream responses of a split request.
@@ -62,22 +56,10 @@ public final class ProduceResponseMerger {
      */
     public ByteBuf merge(ProduceRequestSkim request, int[] routeOf, ProduceResponseSkim[] responses,
                          short failedErrorCode, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
-        for (ProduceResponseSkim response : responses) {
-            if (response != null && response.version() != request.version()) {
-                throw new IllegalArgumentException("Produce response v" + response.version()
-                        + " cannot be merged into a response to a v" + request.version() + " request");
-            }
-        }
+        merge.start(request, responses);
         short version = request.version();
         boolean flexible = request.flexible();
         int partitions = request.partitionCount();
-        if (match.length < partitions) {
-            match = new int[Math.max(partitions, match.length * 2)];
-        }
-        if (hint.length < responses.length) {
-            hint = new int[Math.max(responses.length, hint.length * 2)];
-        }
-        Arrays.fill(hint, 0, responses.length, 0);
 
         // pass 1: find each partition's result and size the metadata
         int errorEntry = errorEntryBytes(version);
@@ -87,41 +69,25 @@ public final class ProduceResponseMerger {
         for (int t = 0; t < topics.count(); t++) {
             metadata += topics.keyEnd(t) - topics.entryOffset(t) + 5 + 1;
         }
-        int throttle = 0;
         for (int i = 0; i < partitions; i++) {
             int route = routeOf == null ? -1 : routeOf[i];
             ProduceResponseSkim response = route >= 0 && route < responses.length ? responses[route] : null;
-            int j = response == null ? -1 : find(request, i, response, route);
-            match[i] = j;
+            int j = response == null ? -1 : merge.find(request, i, response, route);
+            merge.match(i, j);
             metadata += j < 0 ? errorEntry : response.partitionEnd(j) - response.partitionOffset(j);
         }
-        union.clear();
-        for (int r = 0; r < responses.length; r++) {
-            ProduceResponseSkim response = responses[r];
-            if (response != null) {
-                throttle = Math.max(throttle, response.throttleTimeMs());
-                if (version >= ProduceResponseSkim.FIRST_NODE_ENDPOINTS_VERSION) {
-                    union.addAll(r, response.nodeEndpoints(), rewriter);
-                }
-            }
-        }
-        boolean withEndpoints = union.count() > 0;
-        int endpointBytes = withEndpoints ? union.taggedFieldSize(NodeEndpointRewrite.NODE_ENDPOINTS_TAG) : 0;
+        int endpointBytes = merge.collect(responses, version, ProduceResponseSkim.FIRST_NODE_ENDPOINTS_VERSION, rewriter);
 
         out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, metadata + endpointBytes));
         try {
-            ByteBuf meta = out.meta(5);
-            meta.writeInt(request.correlationId());
-            if (flexible) {
-                WireWrite.writeEmptyTaggedFields(meta); // response header v1
-            }
+            MergeBookkeeping.writeResponseHeader(out.meta(5), request.correlationId(), flexible);
             WireWrite.writeArrayLength(out.meta(5), flexible, topics.count());
             for (int t = 0; t < topics.count(); t++) {
                 out.copy(src, topics.entryOffset(t), topics.keyEnd(t));
                 WireWrite.writeArrayLength(out.meta(5), flexible, topics.partitionCount(t));
                 int first = topics.firstPartition(t);
                 for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    int j = match[i];
+                    int j = merge.match(i);
                     if (j < 0) {
                         writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), failedErrorCode);
                     } else {
@@ -133,20 +99,14 @@ public final class ProduceResponseMerger {
                     WireWrite.writeEmptyTaggedFields(out.meta(1));
                 }
             }
-            out.meta(4).writeInt(throttle);
-            if (flexible) {
-                meta = out.meta(1 + endpointBytes);
-                WireWrite.writeUnsignedVarint(meta, withEndpoints ? 1 : 0);
-                if (withEndpoints) {
-                    union.writeTaggedField(meta, NodeEndpointRewrite.NODE_ENDPOINTS_TAG);
-                }
-            }
+            out.meta(4).writeInt(merge.throttleTimeMs());
+            merge.writeTrailer(out, flexible);
             return out.finish();
         } catch (RuntimeException | Error e) {
             out.abort();
             throw e;
         } finally {
-            union.clear();
+            merge.clear();
         }
     }
 
@@ -158,29 +118,6 @@ public final class ProduceResponseMerger {
      */
     public ByteBuf errorResponse(ProduceRequestSkim request, short errorCode, ByteBufAllocator alloc) {
         return merge(request, null, NO_RESPONSES, errorCode, NodeEndpointRewriter.IDENTITY, alloc);
-    }
-
-    private int find(ProduceRequestSkim request, int i, ProduceResponseSkim response, int route) {
-        int index = request.partitionIndex(i);
-        int topic = request.partitionTopic(i);
-        int expected = hint[route];
-        if (expected < response.partitionCount() && matches(request, topic, index, response, expected)) {
-            hint[route] = expected + 1;
-            return expected;
-        }
-        for (int j = 0; j < response.partitionCount(); j++) {
-            if (matches(request, topic, index, response, j)) {
-                hint[route] = j + 1;
-                return j;
-            }
-        }
-        return -1;
-    }
-
-    private static boolean matches(ProduceRequestSkim request, int topic, int index, ProduceResponseSkim response, int j) {
-        return response.partitionIndex(j) == index
-                && TopicTable.sameKey(request.buffer(), request.topics(), topic,
-                        response.buffer(), response.topics(), response.partitionTopic(j));
     }
 
     /** Writes the client's partition index, then the upstream's entry after its index, then patches the leader id. */

@@ -1,18 +1,13 @@
 package dev.weft.protocol.produce;
 
-import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.protocol.skim.NodeEndpointList;
-import dev.weft.protocol.skim.NodeEndpointRewrite;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
+import dev.weft.protocol.skim.ResponseSkim;
 import dev.weft.protocol.skim.SkimReads;
-import dev.weft.protocol.skim.TopicTable;
 import dev.weft.protocol.wire.MalformedFrameException;
-import dev.weft.protocol.wire.WireCursor;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.apache.kafka.common.Uuid;
 
 /**
  * Skim of a Produce response (v3–13): every topic and partition result, and the positions of the
@@ -44,7 +39,7 @@ import org.apache.kafka.common.Uuid;
  * <p>Ownership: {@link #wrap} <em>borrows</em> the frame; the skim is valid while the caller holds it.
  * Reused per frame without allocation; not thread-safe.
  */
-public final class ProduceResponseSkim {
+public final class ProduceResponseSkim extends ResponseSkim {
 
     /** Partition entry layout: the fixed fields every version has, at these offsets from the entry. */
     public static final int INDEX_OFFSET = 0;
@@ -63,33 +58,20 @@ public final class ProduceResponseSkim {
     /** Tag of current_leader in a partition's tagged fields (v10+). */
     public static final int CURRENT_LEADER_TAG = 0;
 
-    private static final int MIN_TOPIC_BYTES = 3;
     private static final int CURRENT_LEADER_MIN_BYTES = 4 + 4 + 1;
 
-    private final ResponseHeaderView header = new ResponseHeaderView();
-    private final WireCursor cursor = new WireCursor();
-    private final TopicTable topics = new TopicTable();
-    private final NodeEndpointList endpoints = new NodeEndpointList();
-    private NodeEndpointRewrite endpointRewrite;
+    private int partitionFixedBytes;
 
-    private ByteBuf buf;
-    private short version;
-    private boolean flexible;
-    private int frameOffset;
-    private int bodyOffset;
-    private int throttleOffset;
-    private int trailerOffset;
-    private int endOffset;
-
-    private int partitionCount;
-    private int[] partitionTopic = new int[16];
-    private int[] partitionOffset = new int[16];
     private int[] recordErrorsOffset = new int[16];
     private int[] recordErrorCount = new int[16];
     private int[] errorMessageOffset = new int[16];
     private int[] errorMessageLength = new int[16];
-    private int[] currentLeaderOffset = new int[16];
-    private int[] partitionEnd = new int[16];
+
+    public ProduceResponseSkim() {
+        super("Produce", ProduceRequestSkim.API_KEY, ProduceRequestSkim.OLDEST_VERSION, ProduceRequestSkim.LATEST_VERSION,
+                ProduceRequestSkim.FIRST_FLEXIBLE_VERSION, ProduceRequestSkim.FIRST_TOPIC_ID_VERSION,
+                FIRST_NODE_ENDPOINTS_VERSION);
+    }
 
     /** Skims the readable bytes of {@code frame} (size prefix removed) as a Produce response of {@code version}. Borrows. */
     public ProduceResponseSkim wrap(ByteBuf frame, short version) {
@@ -103,70 +85,22 @@ public final class ProduceResponseSkim {
      * @throws MalformedFrameException when the bytes are not a well-formed Produce response
      */
     public ProduceResponseSkim wrap(ByteBuf frame, int offset, int limit, short version) {
-        this.buf = null;
-        if (version < ProduceRequestSkim.OLDEST_VERSION || version > ProduceRequestSkim.LATEST_VERSION) {
-            throw new MalformedFrameException("Produce v" + version + " responses cannot be skimmed");
-        }
-        this.version = version;
-        this.flexible = version >= ProduceRequestSkim.FIRST_FLEXIBLE_VERSION;
-        this.frameOffset = offset;
-        header.wrap(frame, offset);
-        bodyOffset = offset + header.headerLength(ProduceRequestSkim.API_KEY, version);
-        if (bodyOffset > limit) {
-            throw new MalformedFrameException("Produce response header runs past the end of the frame");
-        }
-        cursor.wrap(frame, bodyOffset, limit);
-        endpoints.clear();
-        parseBody(frame);
-        this.buf = frame;
+        skim(frame, offset, limit, version);
         return this;
     }
 
-    private void parseBody(ByteBuf frame) {
-        boolean topicIds = version >= ProduceRequestSkim.FIRST_TOPIC_ID_VERSION;
-        int fixed = version >= FIRST_LOG_START_OFFSET_VERSION ? FIXED_BYTES_V5 : FIXED_BYTES_V3;
-        int topicCount = SkimReads.nonNullArrayLength(cursor, flexible, MIN_TOPIC_BYTES, "responses");
-        topics.clear();
-        partitionCount = 0;
-        for (int i = 0; i < topicCount; i++) {
-            int t = topics.readKey(cursor, flexible, topicIds, "responses.name");
-            int n = SkimReads.nonNullArrayLength(cursor, flexible, fixed, "partition_responses");
-            topics.partitions(t, partitionCount, n);
-            for (int j = 0; j < n; j++) {
-                parsePartition(t, fixed);
-            }
-            int tagged = cursor.position();
-            if (flexible) {
-                cursor.skipTaggedFields();
-            }
-            topics.end(t, tagged, cursor.position());
-        }
+    @Override
+    protected void parseBody(ByteBuf frame) {
+        partitionFixedBytes = version >= FIRST_LOG_START_OFFSET_VERSION ? FIXED_BYTES_V5 : FIXED_BYTES_V3;
+        walkTopics(partitionFixedBytes, "responses", "responses.name", "partition_responses");
         throttleOffset = cursor.position();
         cursor.readInt32();
-        trailerOffset = cursor.position();
-        if (flexible) {
-            int fields = SkimReads.taggedFieldCount(cursor);
-            for (int k = 0; k < fields; k++) {
-                int tag = cursor.readUnsignedVarint();
-                int size = SkimReads.taggedFieldSize(cursor, tag);
-                int data = cursor.position();
-                cursor.skip(size, "tagged field");
-                if (tag == NodeEndpointRewrite.NODE_ENDPOINTS_TAG && version >= FIRST_NODE_ENDPOINTS_VERSION) {
-                    endpoints.parse(frame, data, size);
-                }
-            }
-        }
-        endOffset = cursor.position();
+        parseTrailer(frame);
     }
 
-    private void parsePartition(int topic, int fixed) {
-        if (partitionCount == partitionTopic.length) {
-            grow();
-        }
-        int p = partitionCount;
-        partitionTopic[p] = topic;
-        partitionOffset[p] = cursor.position();
-        cursor.skip(fixed, "partition_responses");
+    @Override
+    protected void parsePartition(int p) {
+        cursor.skip(partitionFixedBytes, "partition_responses");
         recordErrorsOffset[p] = -1;
         recordErrorCount[p] = 0;
         errorMessageOffset[p] = -1;
@@ -202,96 +136,32 @@ public final class ProduceResponseSkim {
                 cursor.skip(size, "tagged field");
             }
         }
-        partitionEnd[p] = cursor.position();
-        partitionCount = p + 1;
     }
 
-    public ByteBuf buffer() {
-        return buf;
-    }
-
-    public short version() {
-        return version;
-    }
-
-    public boolean flexible() {
-        return flexible;
-    }
-
-    public boolean usesTopicIds() {
-        return version >= ProduceRequestSkim.FIRST_TOPIC_ID_VERSION;
-    }
-
-    public int correlationId() {
-        return buf.getInt(frameOffset + ResponseHeaderView.CORRELATION_ID_OFFSET);
-    }
-
-    public int throttleTimeMs() {
-        return buf.getInt(throttleOffset);
-    }
-
-    public int topicCount() {
-        return topics.count();
-    }
-
-    public int topicNameOffset(int t) {
-        return topics.keyOffset(t);
-    }
-
-    public int topicNameLength(int t) {
-        return topics.keyLength(t);
-    }
-
-    /** Topic name (v3–12; allocates). */
-    public String topicName(int t) {
-        return topics.name(buf, t);
-    }
-
-    /** Topic id (v13+; allocates). */
-    public Uuid topicId(int t) {
-        return topics.topicId(buf, t);
-    }
-
-    public int topicFirstPartition(int t) {
-        return topics.firstPartition(t);
-    }
-
-    public int topicPartitionCount(int t) {
-        return topics.partitionCount(t);
-    }
-
-    public int partitionCount() {
-        return partitionCount;
-    }
-
-    public int partitionTopic(int i) {
-        return partitionTopic[i];
-    }
-
-    /** Absolute offset of partition {@code i}'s entry (its {@code index} field). */
-    public int partitionOffset(int i) {
-        return partitionOffset[i];
-    }
-
-    public int partitionIndex(int i) {
-        return buf.getInt(partitionOffset[i] + INDEX_OFFSET);
+    @Override
+    protected void growPartitions(int length) {
+        super.growPartitions(length);
+        recordErrorsOffset = Arrays.copyOf(recordErrorsOffset, length);
+        recordErrorCount = Arrays.copyOf(recordErrorCount, length);
+        errorMessageOffset = Arrays.copyOf(errorMessageOffset, length);
+        errorMessageLength = Arrays.copyOf(errorMessageLength, length);
     }
 
     public short errorCode(int i) {
-        return buf.getShort(partitionOffset[i] + ERROR_CODE_OFFSET);
+        return buf.getShort(partitionOffset(i) + ERROR_CODE_OFFSET);
     }
 
     public long baseOffset(int i) {
-        return buf.getLong(partitionOffset[i] + BASE_OFFSET_OFFSET);
+        return buf.getLong(partitionOffset(i) + BASE_OFFSET_OFFSET);
     }
 
     public long logAppendTimeMs(int i) {
-        return buf.getLong(partitionOffset[i] + LOG_APPEND_TIME_OFFSET);
+        return buf.getLong(partitionOffset(i) + LOG_APPEND_TIME_OFFSET);
     }
 
     /** The log start offset (v5+), or -1 for older versions. */
     public long logStartOffset(int i) {
-        return version >= FIRST_LOG_START_OFFSET_VERSION ? buf.getLong(partitionOffset[i] + LOG_START_OFFSET_OFFSET) : -1L;
+        return version >= FIRST_LOG_START_OFFSET_VERSION ? buf.getLong(partitionOffset(i) + LOG_START_OFFSET_OFFSET) : -1L;
     }
 
     /** Entries in record_errors (v8+; 0 before). */
@@ -315,40 +185,8 @@ public final class ProduceResponseSkim {
         return len < 0 ? null : buf.toString(errorMessageOffset[i], len, StandardCharsets.UTF_8);
     }
 
-    /**
-     * Absolute offset of partition {@code i}'s {@code current_leader.leader_id} (an int32; the
-     * leader epoch follows it), or -1 when the response carries no current_leader for it.
-     */
-    public int currentLeaderOffset(int i) {
-        return currentLeaderOffset[i];
-    }
-
     public boolean hasCurrentLeader(int i) {
         return currentLeaderOffset[i] >= 0;
-    }
-
-    /** current_leader.leader_id, or -1 when absent. */
-    public int currentLeaderId(int i) {
-        return currentLeaderOffset[i] < 0 ? -1 : buf.getInt(currentLeaderOffset[i]);
-    }
-
-    /** current_leader.leader_epoch, or -1 when absent. */
-    public int currentLeaderEpoch(int i) {
-        return currentLeaderOffset[i] < 0 ? -1 : buf.getInt(currentLeaderOffset[i] + 4);
-    }
-
-    /** The node_endpoints (v10+; empty when absent). Borrowed view, valid with the skim. */
-    public NodeEndpointList nodeEndpoints() {
-        return endpoints;
-    }
-
-    /** Offset of the top-level tagged fields (v9+), where node_endpoints lives. */
-    public int trailerOffset() {
-        return trailerOffset;
-    }
-
-    public int endOffset() {
-        return endOffset;
     }
 
     /**
@@ -356,49 +194,11 @@ public final class ProduceResponseSkim {
      * place in the borrowed frame (the field is outside any CRC).
      */
     public void rewriteLeaderIdsInPlace(NodeEndpointRewriter rewriter, int source) {
-        for (int i = 0; i < partitionCount; i++) {
+        for (int i = 0; i < partitionCount(); i++) {
             int at = currentLeaderOffset[i];
             if (at >= 0) {
                 buf.setInt(at, rewriter.nodeId(source, buf.getInt(at)));
             }
         }
-    }
-
-    /**
-     * This response with its node_endpoints passed through the rewriter (see
-     * {@link NodeEndpointRewrite}); for versions without node_endpoints, the response unchanged.
-     * Leader ids are not touched: see {@link #rewriteLeaderIdsInPlace}.
-     *
-     * @return a whole frame, size prefix included, made of a retained slice of this frame and a small
-     *     new trailer; the caller takes ownership. This frame stays borrowed.
-     */
-    public ByteBuf rewriteNodeEndpoints(NodeEndpointRewriter rewriter, int source, ByteBufAllocator alloc) {
-        if (endpointRewrite == null) {
-            endpointRewrite = new NodeEndpointRewrite();
-        }
-        return endpointRewrite.rewrite(buf, frameOffset, trailerOffset, endOffset, flexible, endpoints, source,
-                rewriter, alloc);
-    }
-
-    // ---- layout, for the merger
-
-    TopicTable topics() {
-        return topics;
-    }
-
-    int partitionEnd(int i) {
-        return partitionEnd[i];
-    }
-
-    private void grow() {
-        int n = partitionTopic.length * 2;
-        partitionTopic = Arrays.copyOf(partitionTopic, n);
-        partitionOffset = Arrays.copyOf(partitionOffset, n);
-        recordErrorsOffset = Arrays.copyOf(recordErrorsOffset, n);
-        recordErrorCount = Arrays.copyOf(recordErrorCount, n);
-        errorMessageOffset = Arrays.copyOf(errorMessageOffset, n);
-        errorMessageLength = Arrays.copyOf(errorMessageLength, n);
-        currentLeaderOffset = Arrays.copyOf(currentLeaderOffset, n);
-        partitionEnd = Arrays.copyOf(partitionEnd, n);
     }
 }
