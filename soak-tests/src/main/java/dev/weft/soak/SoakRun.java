@@ -216,7 +216,11 @@ public final class SoakRun {
                     consumer.subscribe(List.of(TOPIC));
                     while (!state.stopConsumer) {
                         try {
-                            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                            var records = consumer.poll(Duration.ofMillis(200));
+                            if (!state.consumerAssigned && !consumer.assignment().isEmpty()) {
+                                state.consumerAssigned = true;
+                            }
+                            for (ConsumerRecord<byte[], byte[]> r : records) {
                                 long now = System.nanoTime();
                                 long lat = Math.max(0, (now - Payload.intendedNanos(r.value())) / 1000);
                                 e2eRec.recordValue(Math.min(lat, 3_600_000_000L));
@@ -231,13 +235,23 @@ public final class SoakRun {
             consumerThread.start();
 
             KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
+            // The clock starts once both clients are working: the producer knows the partitions and the
+            // consumer has its assignment (a busy machine can take many seconds for the first join).
+            producer.partitionsFor(TOPIC);
+            long readyDeadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!state.consumerAssigned && System.nanoTime() < readyDeadline) {
+                TimeUnit.MILLISECONDS.sleep(50); // waiting for the consumer group's first assignment
+            }
+            if (!state.consumerAssigned) {
+                throw new IllegalStateException("the consumer got no assignment within 90 s");
+            }
             long runStart = System.nanoTime();
-            long runEnd = runStart + o.duration().toNanos();
+            state.runEnd = runStart + o.duration().toNanos();
             Thread sender = new Thread(() -> {
                 long period = 1_000_000_000L / o.rate();
                 for (long seq = 0; ; seq++) {
                     long intended = runStart + seq * period;
-                    if (intended >= runEnd) {
+                    if (intended >= state.runEnd && state.faultsDone) {
                         return;
                     }
                     long wait = intended - System.nanoTime();
@@ -312,13 +326,16 @@ public final class SoakRun {
             // Faults, one after another, cycling through the configured kinds.
             long nextFault = runStart + o.firstFault().toNanos();
             int k = 0;
+            long room = o.recoveryWindow().toNanos() * 2 + Duration.ofSeconds(3).toNanos();
             while (true) {
                 long wait = nextFault - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait); // the fault schedule
                 }
-                // leave room for the fault and a recovery window before the run ends
-                if (System.nanoTime() + o.recoveryWindow().toNanos() * 2 + Duration.ofSeconds(3).toNanos() > runEnd) {
+                // Leave room for the fault and a recovery window before the run ends; the smoke runs every
+                // fault kind once even if that takes longer than its 60 s (a slow machine restarts slowly).
+                boolean everyKindDone = k >= o.faults().size();
+                if (System.nanoTime() + room > state.runEnd && (!o.smoke() || everyKindDone)) {
                     break;
                 }
                 String kind = o.faults().get(k++ % o.faults().size()).trim();
@@ -360,9 +377,14 @@ public final class SoakRun {
                 }
                 f.put("endT", round((System.nanoTime() - runStart) / 1e9));
                 faults.add(f);
+                if (o.smoke() && System.nanoTime() + room > state.runEnd) {
+                    state.runEnd = System.nanoTime() + room;
+                    System.err.println("soak: smoke extended to " + round((state.runEnd - runStart) / 1e9) + " s so that every fault is followed by a recovery window");
+                }
                 nextFault = System.nanoTime() + o.faultGap().toNanos();
             }
 
+            state.faultsDone = true;
             sender.join();
             producer.flush();
             producer.close(Duration.ofSeconds(10));
@@ -387,6 +409,7 @@ public final class SoakRun {
                     "Soak through Weft with faults (" + o.duration().toSeconds() + " s" + (o.smoke() ? ", smoke" : "") + ")", o.command());
             Map<String, Object> config = new LinkedHashMap<>();
             config.put("durationSec", o.duration().toSeconds());
+            config.put("actualDurationSec", round((state.runEnd - runStart) / 1e9));
             config.put("smoke", o.smoke());
             config.put("ratePerSec", o.rate());
             config.put("recordBytes", o.recordBytes());
@@ -468,6 +491,9 @@ public final class SoakRun {
     private static final class volatileState {
         volatile boolean stopConsumer;
         volatile boolean stopSampler;
+        volatile boolean consumerAssigned;
+        volatile long runEnd;
+        volatile boolean faultsDone;
     }
 
     private static long lost(BitSet acked, Seen seen) {
@@ -529,6 +555,7 @@ public final class SoakRun {
         long threshold = Math.max((long) (baseline * o.recoveryFactor()), 10_000);
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("baselineP99Micros", baseline);
+        r.put("baselineRecords", base.getTotalCount());
         r.put("thresholdMicros", threshold);
         Histogram during = Reports.micros();
         for (Second s : seconds) {

@@ -72,7 +72,7 @@ public final class LoadTool {
                 throw new IllegalArgumentException("--mode is max or fixed");
             }
             int recordBytes = a.integer("record-bytes", a.integer("records-bytes", 1024));
-            String opts = a.get("weft-jvm-opts", "-Xmx1g -XX:+AlwaysPreTouch");
+            String opts = a.get("weft-jvm-opts", "-Xmx1g");
             return new Options(recordBytes, a.duration("duration", Duration.ofSeconds(20)), a.integer("rounds", 3),
                     List.of(a.get("targets", "direct,weft,haproxy").split(",")), mode, a.integer("rate", 10_000),
                     Path.of(a.get("out", "perf-reports/results/load-" + LocalDate.now() + ".json")),
@@ -148,7 +148,8 @@ public final class LoadTool {
         Path tmp = Files.createTempDirectory("weft-load-");
         boolean wantHaproxy = o.targets().contains("haproxy");
         Map<Integer, Integer> haFront = new HashMap<>();
-        KafkaCluster.Builder b = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap());
+        KafkaCluster.Builder b = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap())
+                .brokerProperty("log.retention.check.interval.ms", "10000");
         if (wantHaproxy) {
             for (int id = 0; id < o.brokers(); id++) {
                 haFront.put(id, FreePorts.randomRange(1));
@@ -198,7 +199,9 @@ public final class LoadTool {
             }
             int rf = Math.min(3, o.brokers());
             for (Target t : targets) {
-                cluster.createTopic(t.topic(), o.partitions(), rf);
+                // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes).
+                cluster.createTopic(t.topic(), o.partitions(), rf,
+                        Map.of("retention.bytes", Long.toString(1L << 30), "segment.bytes", Long.toString(128L << 20)));
                 totals.put(t.name(), new TargetTotals());
             }
             Map<String, Clients> clients = new LinkedHashMap<>();
