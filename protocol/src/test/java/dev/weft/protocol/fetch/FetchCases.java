@@ -1,6 +1,7 @@
 package dev.weft.protocol.fetch;
 
 import dev.weft.protocol.skim.TestRecords;
+import dev.weft.protocol.skim.TestRewriter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -196,5 +197,14 @@ public final class FetchCases {
                 }
             }
         }
+    }
+
+    /** An endpoint's fields, for {@link dev.weft.protocol.skim.SkimAsserts}. */
+    static TestRewriter.Expected fields(FetchResponseData.NodeEndpoint e) {
+        return new TestRewriter.Expected(e.nodeId(), e.host(), e.port(), e.rack());
+    }
+
+    static FetchResponseData.NodeEndpoint endpoint(TestRewriter.Expected x) {
+        return new FetchResponseData.NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host()).setPort(x.port()).setRack(x.rack());
     }
 }

@@ -3,6 +3,7 @@ package dev.weft.protocol.fetch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.SkimFrames;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchRequestData.ForgottenTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -100,13 +102,9 @@ class FetchRequestBuilderTest {
     }
 
     static void assertParsesTo(ByteBuf part, short version, int correlationId, String clientId, FetchRequestData expected) {
-        SkimFrames.Request parsed = SkimFrames.parseRequest(part, ApiKeys.FETCH, version);
-        assertEquals(ApiKeys.FETCH.id, parsed.header().requestApiKey());
-        assertEquals(version, parsed.header().requestApiVersion());
-        assertEquals(correlationId, parsed.header().correlationId());
-        assertEquals(clientId, parsed.header().clientId());
-        FetchRequestData actual = new FetchRequestData(parsed.body(), version);
-        SkimFrames.assertConsumed(parsed.body());
+        ByteBufferAccessor body = SkimAsserts.assertRequestHeader(part, ApiKeys.FETCH, version, correlationId, clientId);
+        FetchRequestData actual = new FetchRequestData(body, version);
+        SkimFrames.assertConsumed(body);
         assertEquals(expected.topics(), actual.topics(), "topics and partitions, in order");
         assertEquals(expected, actual);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.skim.TestRewriter;
 import io.netty.buffer.ByteBuf;
@@ -19,7 +20,6 @@ import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
-import org.apache.kafka.common.message.FetchResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -205,19 +205,8 @@ class FetchResponseMergerTest {
             }
             t++;
         }
-        Set<Integer> ids = new HashSet<>();
-        for (int r = 0; r < upstream.length; r++) {
-            if (upstream[r] == null) {
-                continue;
-            }
-            for (NodeEndpoint e : upstream[r].nodeEndpoints()) {
-                TestRewriter.Expected x = rewriter.expected(r, e.nodeId(), e.host(), e.port(), e.rack());
-                if (x != null && ids.add(x.nodeId())) {
-                    out.nodeEndpoints().add(new NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host())
-                            .setPort(x.port()).setRack(x.rack()));
-                }
-            }
-        }
+        out.nodeEndpoints().addAll(SkimAsserts.expectedUnion(rewriter, upstream, FetchResponseData::nodeEndpoints,
+                FetchCases::fields, FetchCases::endpoint));
         return out;
     }
 

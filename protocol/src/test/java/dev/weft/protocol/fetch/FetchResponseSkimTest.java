@@ -1,9 +1,8 @@
 package dev.weft.protocol.fetch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.weft.protocol.skim.NodeEndpointList;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.Seeds;
 import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.skim.TestRewriter;
@@ -14,7 +13,6 @@ import java.util.Random;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FetchResponseData.AbortedTransaction;
 import org.apache.kafka.common.message.FetchResponseData.FetchableTopicResponse;
-import org.apache.kafka.common.message.FetchResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.FetchResponseData.PartitionData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -92,36 +90,14 @@ class FetchResponseSkimTest {
                         assertEquals(a.firstOffset(), skim.abortedFirstOffset(i, k));
                     }
                 }
-                MemoryRecords records = (MemoryRecords) p.records();
-                ByteBuf slice = skim.records(i);
-                try {
-                    if (records == null) {
-                        assertNull(slice);
-                    } else {
-                        assertEquals(records.buffer(), slice.nioBuffer(), "records byte-identical");
-                        recordsBytes += records.sizeInBytes();
-                    }
-                } finally {
-                    if (slice != null) {
-                        slice.release();
-                    }
-                }
+                recordsBytes += SkimAsserts.assertRecords((MemoryRecords) p.records(), skim.records(i), skim.recordsLength(i), i);
                 i++;
             }
             t++;
         }
         assertEquals(i, skim.partitionCount());
         assertEquals(recordsBytes, skim.recordsBytes());
-        NodeEndpointList endpoints = skim.nodeEndpoints();
-        assertEquals(data.nodeEndpoints().size(), endpoints.count());
-        int j = 0;
-        for (NodeEndpoint e : data.nodeEndpoints()) {
-            assertEquals(e.nodeId(), endpoints.nodeId(j));
-            assertEquals(e.host(), endpoints.host(j));
-            assertEquals(e.port(), endpoints.port(j));
-            assertEquals(e.rack(), endpoints.rack(j));
-            j++;
-        }
+        SkimAsserts.assertEndpoints(data.nodeEndpoints(), FetchCases::fields, skim.nodeEndpoints());
     }
 
     /** The forward path: node ids patched in place, node_endpoints re-emitted, records untouched. */
@@ -156,13 +132,8 @@ class FetchResponseSkimTest {
                         }
                     }
                     expected.nodeEndpoints().clear();
-                    for (NodeEndpoint e : data.nodeEndpoints()) {
-                        TestRewriter.Expected x = rewriter.expected(source, e.nodeId(), e.host(), e.port(), e.rack());
-                        if (x != null) {
-                            expected.nodeEndpoints().add(new NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host())
-                                    .setPort(x.port()).setRack(x.rack()));
-                        }
-                    }
+                    expected.nodeEndpoints().addAll(SkimAsserts.expectedRewrite(rewriter, source, data.nodeEndpoints(),
+                            FetchCases::fields, FetchCases::endpoint));
                     assertEquals(new ArrayList<>(expected.nodeEndpoints()), new ArrayList<>(actual.nodeEndpoints()));
                     assertEquals(withoutUnknownTags(expected), withoutUnknownTags(actual));
                     assertEquals(expected.throttleTimeMs(), actual.throttleTimeMs());

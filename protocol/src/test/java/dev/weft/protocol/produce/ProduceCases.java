@@ -1,6 +1,7 @@
 package dev.weft.protocol.produce;
 
 import dev.weft.protocol.skim.TestRecords;
+import dev.weft.protocol.skim.TestRewriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,6 +12,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.types.RawTaggedField;
 
 /** Random Produce requests, as kafka-clients' {@code *Data}, for every layout the skims must handle. */
@@ -132,5 +134,14 @@ public final class ProduceCases {
 
     static String utf8(byte[] bytes) {
         return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** An endpoint's fields, for {@link dev.weft.protocol.skim.SkimAsserts}. */
+    static TestRewriter.Expected fields(ProduceResponseData.NodeEndpoint e) {
+        return new TestRewriter.Expected(e.nodeId(), e.host(), e.port(), e.rack());
+    }
+
+    static ProduceResponseData.NodeEndpoint endpoint(TestRewriter.Expected x) {
+        return new ProduceResponseData.NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host()).setPort(x.port()).setRack(x.rack());
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.SkimFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -15,6 +16,7 @@ import java.util.Random;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -95,13 +97,9 @@ class ProduceRequestBuilderTest {
     }
 
     static void assertParsesTo(ByteBuf part, short version, int correlationId, String clientId, ProduceRequestData expected) {
-        SkimFrames.Request parsed = SkimFrames.parseRequest(part, ApiKeys.PRODUCE, version);
-        assertEquals(ApiKeys.PRODUCE.id, parsed.header().requestApiKey());
-        assertEquals(version, parsed.header().requestApiVersion());
-        assertEquals(correlationId, parsed.header().correlationId());
-        assertEquals(clientId, parsed.header().clientId());
-        ProduceRequestData actual = new ProduceRequestData(parsed.body(), version);
-        SkimFrames.assertConsumed(parsed.body());
+        ByteBufferAccessor body = SkimAsserts.assertRequestHeader(part, ApiKeys.PRODUCE, version, correlationId, clientId);
+        ProduceRequestData actual = new ProduceRequestData(body, version);
+        SkimFrames.assertConsumed(body);
         assertEquals(topics(expected), topics(actual), "topics and partitions, in order");
         assertEquals(expected, actual);
     }

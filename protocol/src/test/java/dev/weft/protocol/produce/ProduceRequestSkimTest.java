@@ -1,11 +1,11 @@
 package dev.weft.protocol.produce;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.wire.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
@@ -69,22 +69,8 @@ class ProduceRequestSkimTest {
             for (PartitionProduceData partition : topic.partitionData()) {
                 assertEquals(t, skim.partitionTopic(i));
                 assertEquals(partition.index(), skim.partitionIndex(i));
-                MemoryRecords expected = (MemoryRecords) partition.records();
-                ByteBuf slice = skim.records(i);
-                try {
-                    if (expected == null) {
-                        assertNull(slice);
-                        assertEquals(-1, skim.recordsLength(i));
-                    } else {
-                        assertEquals(expected.sizeInBytes(), skim.recordsLength(i));
-                        assertEquals(expected.buffer(), slice.nioBuffer(), "records of partition " + i + " byte-identical");
-                        recordsBytes += expected.sizeInBytes();
-                    }
-                } finally {
-                    if (slice != null) {
-                        slice.release();
-                    }
-                }
+                recordsBytes += SkimAsserts.assertRecords((MemoryRecords) partition.records(), skim.records(i),
+                        skim.recordsLength(i), i);
                 i++;
             }
             t++;

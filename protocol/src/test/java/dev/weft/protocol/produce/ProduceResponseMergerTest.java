@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.Seeds;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.skim.TestRewriter;
 import io.netty.buffer.ByteBuf;
@@ -213,19 +214,8 @@ class ProduceResponseMergerTest {
                     .setPartitionResponses(partitions));
             t++;
         }
-        Set<Integer> ids = new HashSet<>();
-        for (int r = 0; r < upstream.length; r++) {
-            if (upstream[r] == null) {
-                continue;
-            }
-            for (NodeEndpoint e : upstream[r].nodeEndpoints()) {
-                TestRewriter.Expected x = rewriter.expected(r, e.nodeId(), e.host(), e.port(), e.rack());
-                if (x != null && ids.add(x.nodeId())) {
-                    out.nodeEndpoints().add(new NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host())
-                            .setPort(x.port()).setRack(x.rack()));
-                }
-            }
-        }
+        out.nodeEndpoints().addAll(SkimAsserts.expectedUnion(rewriter, upstream, ProduceResponseData::nodeEndpoints,
+                ProduceCases::fields, ProduceCases::endpoint));
         return out;
     }
 

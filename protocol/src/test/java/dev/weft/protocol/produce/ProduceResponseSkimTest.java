@@ -2,7 +2,7 @@ package dev.weft.protocol.produce;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.weft.protocol.skim.NodeEndpointList;
+import dev.weft.protocol.skim.SkimAsserts;
 import dev.weft.protocol.skim.Seeds;
 import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.skim.TestRewriter;
@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.message.ProduceResponseData.NodeEndpoint;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -79,16 +78,7 @@ class ProduceResponseSkimTest {
             t++;
         }
         assertEquals(i, skim.partitionCount());
-        NodeEndpointList endpoints = skim.nodeEndpoints();
-        assertEquals(data.nodeEndpoints().size(), endpoints.count());
-        int j = 0;
-        for (NodeEndpoint e : data.nodeEndpoints()) {
-            assertEquals(e.nodeId(), endpoints.nodeId(j));
-            assertEquals(e.host(), endpoints.host(j));
-            assertEquals(e.port(), endpoints.port(j));
-            assertEquals(e.rack(), endpoints.rack(j));
-            j++;
-        }
+        SkimAsserts.assertEndpoints(data.nodeEndpoints(), ProduceCases::fields, skim.nodeEndpoints());
     }
 
     /** The forward path: one upstream response, leader ids patched in place, node_endpoints re-emitted. */
@@ -122,13 +112,8 @@ class ProduceResponseSkimTest {
                         }
                     }
                     expected.nodeEndpoints().clear();
-                    for (NodeEndpoint e : data.nodeEndpoints()) {
-                        TestRewriter.Expected x = rewriter.expected(source, e.nodeId(), e.host(), e.port(), e.rack());
-                        if (x != null) {
-                            expected.nodeEndpoints().add(new NodeEndpoint().setNodeId(x.nodeId()).setHost(x.host())
-                                    .setPort(x.port()).setRack(x.rack()));
-                        }
-                    }
+                    expected.nodeEndpoints().addAll(SkimAsserts.expectedRewrite(rewriter, source, data.nodeEndpoints(),
+                            ProduceCases::fields, ProduceCases::endpoint));
                     assertEquals(new ArrayList<>(expected.nodeEndpoints()), new ArrayList<>(actual.nodeEndpoints()));
                     assertEquals(topicsWithoutUnknownTags(expected), topicsWithoutUnknownTags(actual));
                     assertEquals(expected.throttleTimeMs(), actual.throttleTimeMs());
