@@ -132,7 +132,12 @@ class ManyConnectionsTest {
                     () -> ResilientProxy.count(proxy, "weft_connections_active") == 0,
                     () -> "active: " + ResilientProxy.count(proxy, "weft_connections_active"));
             long rssClosed = ProcessStats.rssKiB();
+            long fdsAtGaugeZero = ProcessStats.openFileDescriptors();
+            // The proxy's upstream sockets and the broker's ends close asynchronously after the clients go.
+            long closeStart = System.nanoTime();
+            boolean fdsBack = Poll.within(Duration.ofSeconds(30), () -> ProcessStats.openFileDescriptors() <= fdsBefore + 50);
             long fdsClosed = ProcessStats.openFileDescriptors();
+            long fdsBackMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart);
 
             System.out.printf("[connections] %d raw client connections opened and answered (ApiVersions v3) in %d ms "
                     + "(%d openers); proxy gauge weft_connections_active = %d%n", CONNECTIONS, openMillis, OPENERS, CONNECTIONS);
@@ -144,9 +149,13 @@ class ManyConnectionsTest {
                     rssBefore / 1024, rssOpen / 1024, (rssOpen - rssBefore) / 1024,
                     (rssOpen - rssBefore) / (double) CONNECTIONS, rssServed / 1024, rssClosed / 1024);
             System.out.printf("[connections] file descriptors: before %d, all open %d (+%d, %.1f per proxied connection; "
-                            + "limit here 20,000), after closing %d; proxy pool direct memory: before %s, all open %s%n",
-                    fdsBefore, fdsOpen, fdsOpen - fdsBefore, (fdsOpen - fdsBefore) / (double) CONNECTIONS, fdsClosed,
+                            + "limit here 20,000), when the proxy's gauge reached 0 %d, %d ms later %d; proxy pool direct "
+                            + "memory: before %s, all open %s%n",
+                    fdsBefore, fdsOpen, fdsOpen - fdsBefore, (fdsOpen - fdsBefore) / (double) CONNECTIONS, fdsAtGaugeZero,
+                    fdsBackMillis, fdsClosed,
                     ProcessStats.mib(directBefore), ProcessStats.mib(directOpen));
+            assertTrue(fdsBack, "every descriptor of the closed connections is released: before " + fdsBefore + ", now " + fdsClosed
+                    + " " + socketSummary());
             assertTrue(fdsOpen - fdsBefore >= 3L * CONNECTIONS,
                     "test sockets, proxy client and upstream sides are all open: " + (fdsOpen - fdsBefore));
         } finally {
@@ -156,6 +165,40 @@ class ManyConnectionsTest {
                     s.close();
                 }
             }
+        }
+    }
+
+    /** Which TCP sockets this process still holds, by local and remote port (from /proc/net/tcp), for a failure message. */
+    private static String socketSummary() {
+        try {
+            java.util.Set<String> inodes = new java.util.HashSet<>();
+            try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+                fds.forEach(fd -> {
+                    try {
+                        String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                        if (target.startsWith("socket:[")) {
+                            inodes.add(target.substring(8, target.length() - 1));
+                        }
+                    } catch (IOException ignored) {
+                        // closed meanwhile
+                    }
+                });
+            }
+            Map<String, Integer> byPorts = new java.util.TreeMap<>();
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/tcp"))) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 9 && inodes.contains(f[9])) {
+                    int local = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16);
+                    int remote = Integer.parseInt(f[2].substring(f[2].indexOf(':') + 1), 16);
+                    String key = (local == bootstrap.getPort() ? "proxy-bootstrap" : local < 32768 ? "listen-" + local : "ephemeral")
+                            + "->" + (remote == bootstrap.getPort() ? "proxy-bootstrap" : remote == 0 ? "-" : remote < 32768 ? "port-" + remote : "ephemeral")
+                            + " st" + f[3];
+                    byPorts.merge(key, 1, Integer::sum);
+                }
+            }
+            return "sockets by (local->remote, state): " + byPorts + ", broker at " + kafka.bootstrapServers();
+        } catch (IOException e) {
+            return "(cannot list sockets: " + e + ")";
         }
     }
 

@@ -124,7 +124,6 @@ class UpstreamFailureTest {
                 closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             }
             assertEquals(1, CUT.count(), "the relay cut one Metadata response: " + CUT.log());
-            assertEquals(0, bytesBeforeClose, "the client gets no part of the cut response, only the close");
             Poll.until(Duration.ofSeconds(10), "the proxy to log the upstream that died mid-response",
                     () -> sessions.count(l -> l.message().contains("closed the connection with 1 request(s) unanswered")
                             && relayPorts.stream().anyMatch(p -> l.message().contains("127.0.0.1:" + p))) > 0,
@@ -136,6 +135,10 @@ class UpstreamFailureTest {
                 s.getOutputStream().write(metadata);
                 byte[] body = KafkaWire.readFrame(s.getInputStream());
                 assertEquals(41, KafkaWire.correlationId(body));
+                // Before the close the first client got no complete response: nothing it could take for an answer.
+                // (Weft holds a response until it is whole today, so it got nothing; a cut-through proxy may pass a part.)
+                assertTrue(bytesBeforeClose < 4 + body.length, "the client got " + bytesBeforeClose
+                        + " bytes of a " + (4 + body.length) + "-byte response before the close");
                 MetadataResponseData md = (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body);
                 assertEquals(BROKERS, md.brokers().size());
                 int proxyPort = bootstrap.getPort();
