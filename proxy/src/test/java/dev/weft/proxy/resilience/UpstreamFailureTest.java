@@ -87,6 +87,12 @@ class UpstreamFailureTest {
         }
         relayed = ResilientProxy.start(kafka.bootstrapServers("RELAYED"), 0, BROKERS - 1, "");
         direct = ProxyFixture.startInFrontOf(kafka);
+        // Until discovery finishes, a bootstrap connection goes to the configured bootstrap address (the
+        // broker's RELAYED port itself, not a relay): wait for the brokers, so every upstream is a relay.
+        for (WeftProxy p : new WeftProxy[] {relayed, direct}) {
+            Poll.until(Duration.ofSeconds(30), "the proxy to discover the brokers",
+                    () -> p.cluster("upstream").topology().current().brokers().size() == BROKERS);
+        }
     }
 
     @AfterAll
