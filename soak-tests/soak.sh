@@ -12,4 +12,4 @@ target="${WEFT_SOAK_TARGET_DIR:-target-soak}"
 ./mvnw -B -q -Dweft.targetDir="$target" -pl soak-tests -am -Dmaven.test.skip=true package \
   dependency:build-classpath -Dmdep.outputFile="$target/classpath.txt" >/dev/null
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx2g ${WEFT_SOAK_JAVA_OPTS:-} \
-  -cp "soak-tests/$target/classes:$(cat soak-tests/$target/classpath.txt)" dev.weft.soak.SoakRun "$@"
+  -cp "$root/soak-tests/$target/classes:$(cat "$root/soak-tests/$target/classpath.txt")" dev.weft.soak.SoakRun "$@"

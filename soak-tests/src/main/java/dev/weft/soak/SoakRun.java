@@ -443,8 +443,9 @@ public final class SoakRun {
                 timeline.add(e);
             }
             report.put("timeline", timeline);
+            double firstFaultT = faults.isEmpty() ? 0 : ((Number) faults.getFirst().get("t")).doubleValue();
             for (Map<String, Object> f : faults) {
-                @SuppressWarnings("unchecked") Map<String, Object> rec = (Map<String, Object>) (Object) recovery(f, seconds, o);
+                Map<String, Object> rec = recovery(f, firstFaultT, seconds, o);
                 f.put("recovery", rec);
                 f.put("detail", f.get("detail") + "; ended at " + f.get("endT") + " s; e2e p99 baseline "
                         + rec.get("baselineP99Micros") + " us, " + (Boolean.TRUE.equals(rec.get("recovered"))
@@ -536,19 +537,25 @@ public final class SoakRun {
     }
 
     /**
-     * Baseline: e2e p99 over the {@code recoveryWindow} before the fault. Recovered at the first second
+     * Baseline: e2e p99 over the {@code recoveryWindow} before the first fault (steady state; the window
+     * before a later fault may still hold the previous fault's tail, reported as
+     * {@code preFaultP99Micros}). Recovered at the first second
      * after the fault ended from which the p99 over the next {@code recoveryWindow} is within
      * {@code recoveryFactor} x baseline (at least 10 ms, so a sub-millisecond baseline on a shared
      * machine does not make noise a failure).
      */
-    private static Map<String, Object> recovery(Map<String, Object> f, List<Second> seconds, Options o) {
+    private static Map<String, Object> recovery(Map<String, Object> f, double firstFaultT, List<Second> seconds, Options o) {
         double start = ((Number) f.get("t")).doubleValue();
         double end = ((Number) f.get("endT")).doubleValue();
         double w = o.recoveryWindow().toMillis() / 1000.0;
         Histogram base = Reports.micros();
+        Histogram pre = Reports.micros();
         for (Second s : seconds) {
-            if (s.t() > start - w && s.t() <= start) {
+            if (s.t() > firstFaultT - w && s.t() <= firstFaultT) {
                 base.add(s.e2e());
+            }
+            if (s.t() > start - w && s.t() <= start) {
+                pre.add(s.e2e());
             }
         }
         long baseline = base.getTotalCount() == 0 ? 0 : base.getValueAtPercentile(99);
@@ -556,6 +563,7 @@ public final class SoakRun {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("baselineP99Micros", baseline);
         r.put("baselineRecords", base.getTotalCount());
+        r.put("preFaultP99Micros", pre.getTotalCount() == 0 ? 0 : pre.getValueAtPercentile(99));
         r.put("thresholdMicros", threshold);
         Histogram during = Reports.micros();
         for (Second s : seconds) {

@@ -25,19 +25,30 @@ public final class WeftProcess implements AutoCloseable {
 
     private final Path dir;
     private final Path config;
-    private final int bootstrapPort;
-    private final int adminPort;
+    private final String upstreamBootstrap;
+    private final int maxNodeId;
+    private int bootstrapPort;
+    private int adminPort;
+    private boolean everReady;
     private final List<String> jvmArgs;
     private final boolean quiet;
     private volatile Process process;
+    private final java.util.ArrayDeque<String> recent = new java.util.ArrayDeque<>();
 
     public WeftProcess(String upstreamBootstrap, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
         this.dir = dir;
         this.jvmArgs = List.copyOf(jvmArgs);
         this.quiet = quiet;
+        this.upstreamBootstrap = upstreamBootstrap;
+        this.maxNodeId = maxNodeId;
+        this.config = dir.resolve("weft.yaml");
+        choosePorts();
+    }
+
+    /** Free ports for the gateway (bootstrap + one per node id) and the admin endpoint; writes the config. */
+    private void choosePorts() {
         this.bootstrapPort = FreePorts.randomRange(maxNodeId + 2);
         this.adminPort = FreePorts.randomRange(1);
-        this.config = dir.resolve("weft.yaml");
         String yaml = """
                 admin: { bind: "127.0.0.1:%d" }
                 clusters:
@@ -75,8 +86,28 @@ public final class WeftProcess implements AutoCloseable {
         return p == null ? -1 : p.pid();
     }
 
-    /** Starts the proxy and returns once {@code /readyz} answers 200. */
+    /**
+     * Starts the proxy and returns once {@code /readyz} answers 200. Until it was ready once, a proxy
+     * that exits at start (another process took a port between the check and the bind) is retried on
+     * new ports, up to three times; restarts afterwards keep the ports clients know.
+     */
     public synchronized WeftProcess start() throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                startOnce();
+                everReady = true;
+                return this;
+            } catch (IllegalStateException e) {
+                if (everReady || attempt >= 3 || process.isAlive()) {
+                    throw e;
+                }
+                System.err.println("weft: start failed, retrying on other ports: " + e.getMessage());
+                choosePorts();
+            }
+        }
+    }
+
+    private void startOnce() throws InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Procs.javaCommand());
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -98,10 +129,15 @@ public final class WeftProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start Weft: " + e.getMessage(), e);
         }
         awaitReady(Duration.ofSeconds(60));
-        return this;
     }
 
     private void log(String line) {
+        synchronized (recent) {
+            recent.addLast(line);
+            if (recent.size() > 40) {
+                recent.removeFirst();
+            }
+        }
         if (!quiet || line.contains("ERROR") || line.startsWith("weft:")) {
             System.err.println("[weft " + pid() + "] " + line);
         }
@@ -116,7 +152,12 @@ public final class WeftProcess implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             Process p = process;
             if (!p.isAlive()) {
-                throw new IllegalStateException("Weft exited with " + p.exitValue() + " before it was ready (config " + config + ")");
+                String tail;
+                synchronized (recent) {
+                    tail = String.join("\n  ", recent);
+                }
+                throw new IllegalStateException("Weft exited with " + p.exitValue() + " before it was ready (config " + config
+                        + "); its last output:\n  " + tail);
             }
             try {
                 HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
