@@ -1,5 +1,8 @@
 package dev.weft.protocol;
 
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
@@ -12,6 +15,15 @@ import org.apache.kafka.common.protocol.ApiKeys;
  */
 public final class ApiKeyTable {
 
+    /** Served on broker listeners, but sent only by brokers to brokers. */
+    private static final Set<ApiKeys> BROKER_TO_BROKER = EnumSet.of(
+            ApiKeys.WRITE_TXN_MARKERS,
+            ApiKeys.INITIALIZE_SHARE_GROUP_STATE,
+            ApiKeys.READ_SHARE_GROUP_STATE,
+            ApiKeys.WRITE_SHARE_GROUP_STATE,
+            ApiKeys.DELETE_SHARE_GROUP_STATE,
+            ApiKeys.READ_SHARE_GROUP_STATE_SUMMARY);
+
     /** Marker for "this key/version is not implemented". */
     public static final byte UNSUPPORTED = -1;
 
@@ -19,6 +31,8 @@ public final class ApiKeyTable {
     private static final String[] NAMES;
     private static final short[] OLDEST;
     private static final short[] LATEST;
+    /** Whether a client may send the key to a broker (see {@link #isClientApi}). */
+    private static final boolean[] CLIENT_API;
     /** [apiKey][apiVersion] → request header version (1 or 2), or {@link #UNSUPPORTED}. */
     private static final byte[][] REQUEST_HEADER;
     /** [apiKey][apiVersion] → response header version (0 or 1), or {@link #UNSUPPORTED}. */
@@ -33,6 +47,7 @@ public final class ApiKeyTable {
         NAMES = new String[SIZE];
         OLDEST = new short[SIZE];
         LATEST = new short[SIZE];
+        CLIENT_API = new boolean[SIZE];
         REQUEST_HEADER = new byte[SIZE][];
         RESPONSE_HEADER = new byte[SIZE][];
         for (int i = 0; i < SIZE; i++) {
@@ -57,12 +72,23 @@ public final class ApiKeyTable {
                 req[v] = known ? (byte) key.requestHeaderVersion(v) : UNSUPPORTED;
                 resp[v] = known ? (byte) key.responseHeaderVersion(v) : UNSUPPORTED;
             }
+            CLIENT_API[key.id] = key.messageType.listeners().contains(ApiMessageType.ListenerType.BROKER)
+                    && !BROKER_TO_BROKER.contains(key);
             REQUEST_HEADER[key.id] = req;
             RESPONSE_HEADER[key.id] = resp;
         }
     }
 
     private ApiKeyTable() {
+    }
+
+    /**
+     * True when clients may send this API to a broker: it is served on broker listeners and is not
+     * one brokers only send each other (transaction markers, share-group state). Controller-only APIs
+     * (Vote, BrokerHeartbeat, ...) are not client APIs either. Admin APIs are.
+     */
+    public static boolean isClientApi(int apiKey) {
+        return apiKey >= 0 && apiKey < SIZE && CLIENT_API[apiKey];
     }
 
     /** Largest API key id plus one: the size of an array indexed by API key. */

@@ -37,6 +37,7 @@ import java.util.Set;
  *   drainTimeoutMs: 5000
  *   partialFrameTimeoutMs: 30000   # a client holding half a frame this long is closed (slow-loris)
  *   idleTimeoutMs: 600000          # a client with nothing in flight and silent this long is closed
+ *   maxInflightRequests: 1000      # unanswered requests per client before the proxy stops reading it
  * clusters:
  *   local:   { bootstrap: "127.0.0.1:9092,127.0.0.1:9093" }
  *   sandbox: { embedded: { brokers: 3 } }
@@ -106,7 +107,7 @@ public final class ConfigLoader {
 
     private static ServerSettings server(ConfigNode n) {
         n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs",
-                "partialFrameTimeoutMs", "idleTimeoutMs"));
+                "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests"));
         String transport = n.get("transport").text("auto");
         if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
             n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
@@ -119,7 +120,8 @@ public final class ConfigLoader {
                 n.get("connectTimeoutMs").integer(10_000, 1, 600_000),
                 n.get("drainTimeoutMs").integer(5_000, 0, 600_000),
                 n.get("partialFrameTimeoutMs").integer(30_000, 100, 3_600_000),
-                n.get("idleTimeoutMs").integer(600_000, 100, 86_400_000));
+                n.get("idleTimeoutMs").integer(600_000, 100, 86_400_000),
+                n.get("maxInflightRequests").integer(1000, 1, 1_000_000));
     }
 
     private static WeftConfig.AdminSettings admin(ConfigNode n) {

@@ -27,6 +27,8 @@ public record WeftConfig(
      * @param partialFrameTimeoutMillis how long a client may hold an incomplete frame (slow-loris guard)
      * @param idleTimeoutMillis how long a client with nothing in flight may stay silent (as Kafka's
      *     {@code connections.max.idle.ms})
+     * @param maxInflightRequests unanswered requests per client connection before the proxy stops
+     *     reading from it (bounds per-connection memory against clients that pipeline and never read)
      */
     public record ServerSettings(
             String transport,
@@ -36,7 +38,8 @@ public record WeftConfig(
             int connectTimeoutMillis,
             int drainTimeoutMillis,
             int partialFrameTimeoutMillis,
-            int idleTimeoutMillis) {
+            int idleTimeoutMillis,
+            int maxInflightRequests) {
     }
 
     /**

@@ -12,8 +12,8 @@ import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollect
 
 /**
  * Narrows the broker's ApiVersions answer to what Weft implements: the intersection of the broker's
- * version range and Weft's for every key, and no key Weft does not know. Clients then never send a
- * request Weft cannot parse.
+ * version range and Weft's for every key, and no key Weft does not know or that is not for clients
+ * (broker-to-broker APIs). Clients then never send a request Weft cannot parse or would refuse.
  *
  * <p>An error answer (UNSUPPORTED_VERSION to a version probe) is always encoded as v0 whatever the
  * request version, so it goes back untouched apart from the correlation id.
@@ -35,7 +35,7 @@ public final class ApiVersionsClamp implements ResponseRewriter {
                     apiKey, apiVersion, frame.slice(bodyStart, frame.writerIndex() - bodyStart));
             ApiVersionCollection clamped = new ApiVersionCollection();
             for (ApiVersion v : data.apiKeys()) {
-                if (!ApiKeyTable.isKnownKey(v.apiKey())) {
+                if (!ApiKeyTable.isKnownKey(v.apiKey()) || !ApiKeyTable.isClientApi(v.apiKey())) {
                     continue;
                 }
                 short min = (short) Math.max(v.minVersion(), ApiKeyTable.oldestVersion(v.apiKey()));

@@ -91,7 +91,7 @@ public final class WeftProxy implements AutoCloseable {
         startAdmin();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
-                server.idleTimeoutMillis(), metrics, registry);
+                server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests());
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);

@@ -131,13 +131,26 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         upstream = channel;
         LOG.debug("{}: upstream {} connected", describe(), upstreamAddress);
-        ByteBuf frame;
-        while ((frame = pending.poll()) != null) {
-            forwardRequest(frame);
-        }
+        forwardPending();
         upstream.flush();
-        client.config().setAutoRead(upstream.isWritable());
+        updateClientReading();
         client.read();
+    }
+
+    /**
+     * Reads from the client only while it makes sense: the upstream can take more, the client has
+     * fewer than {@code maxInflightRequests} unanswered (a client that pipelines and never reads
+     * cannot grow the session's memory), and the session is not draining.
+     */
+    private void updateClientReading() {
+        if (client == null || closed) {
+            return;
+        }
+        boolean read = !draining && upstream != null && upstream.isWritable() && pending.isEmpty()
+                && inflight.size() < settings.maxInflightRequests();
+        if (client.config().isAutoRead() != read) {
+            client.config().setAutoRead(read);
+        }
     }
 
     @Override
@@ -159,7 +172,23 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             pending.add(frame);
             return;
         }
+        if (!pending.isEmpty() || inflight.size() >= settings.maxInflightRequests()) {
+            // At the in-flight cap reads are already off; what the last read decoded waits here, in order.
+            pending.add(frame);
+            return;
+        }
         forwardRequest(frame);
+    }
+
+    /** Forwards queued requests while the in-flight cap allows; returns whether any went out. */
+    private boolean forwardPending() {
+        boolean sent = false;
+        ByteBuf frame;
+        while (!closed && inflight.size() < settings.maxInflightRequests() && (frame = pending.poll()) != null) {
+            forwardRequest(frame);
+            sent = true;
+        }
+        return sent;
     }
 
     /** Patches the correlation id and writes the frame upstream (no flush). Takes ownership of {@code frame}. */
@@ -171,6 +200,13 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             RequestHeaderView header = requestHeader.wrap(frame, frame.readerIndex() + PREFIX);
             apiKey = header.apiKey();
             short apiVersion = header.apiVersion();
+            if (!ApiKeyTable.isClientApi(apiKey) && ApiKeyTable.isKnownKey(apiKey)) {
+                frame.release();
+                LOG.warn("{}: {} is a broker-internal API, not for clients; closing", describe(), ApiKeyTable.name(apiKey));
+                metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
+                close();
+                return;
+            }
             if (!ApiKeyTable.isSupported(apiKey, apiVersion) && apiKey != ApiKeys.API_VERSIONS.id) {
                 // ApiVersions is exempt: a client probing with a newer version must get the broker's
                 // UNSUPPORTED_VERSION answer (in v0 form) and retry lower.
@@ -182,6 +218,9 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             upstreamCorrelationId = nextUpstreamCorrelationId++ & Integer.MAX_VALUE;
             if (expectsResponse(header, apiKey, apiVersion)) {
                 inflight.add(clientCorrelationId, upstreamCorrelationId, apiKey, apiVersion, System.nanoTime());
+                if (inflight.size() == settings.maxInflightRequests()) {
+                    updateClientReading(); // stop reading; frames already read still go through
+                }
             }
             header.correlationId(upstreamCorrelationId);
         } catch (MalformedFrameException e) {
@@ -299,6 +338,12 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
         int clientCorrelationId = inflight.headClientCorrelationId();
         long sentNanos = inflight.headSentNanos();
         inflight.removeHead();
+        if (inflight.size() == settings.maxInflightRequests() - 1) {
+            if (forwardPending()) {
+                upstream.flush();
+            }
+            updateClientReading();
+        }
         ResponseRewriter rewriter = target.rewriterFor(apiKey);
         ByteBuf out;
         if (rewriter == null) {
@@ -334,7 +379,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         draining = true;
-        client.config().setAutoRead(false);
+        updateClientReading();
         LOG.debug("{}: draining with {} request(s) in flight", describe(), inflight.size());
         finishDrainIfIdle();
     }
@@ -347,9 +392,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     }
 
     void onUpstreamWritabilityChanged(boolean writable) {
-        if (!closed && !draining && client != null) {
-            client.config().setAutoRead(writable);
-        }
+        updateClientReading();
     }
 
     @Override

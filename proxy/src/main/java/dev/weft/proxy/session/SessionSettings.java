@@ -16,6 +16,7 @@ import dev.weft.iocore.buffer.BufferPolicy;
  * @param idleTimeoutMillis a client with nothing in flight that is silent this long is closed
  * @param metrics where sessions report their traffic
  * @param registry every open client connection, for draining at shutdown
+ * @param maxInflightRequests unanswered requests per client connection before the proxy stops reading it
  */
 public record SessionSettings(
         EventLoops loops,
@@ -26,5 +27,6 @@ public record SessionSettings(
         int partialFrameTimeoutMillis,
         int idleTimeoutMillis,
         SessionMetricsFactory metrics,
-        SessionRegistry registry) {
+        SessionRegistry registry,
+        int maxInflightRequests) {
 }

@@ -98,6 +98,13 @@ class BadInputTest {
     }
 
     @Test
+    void brokerToBrokerApisAreRefused() throws Exception {
+        ByteBuffer frame = ByteBuffer.allocate(4 + 10);
+        frame.putInt(10).putShort((short) 27).putShort((short) 1).putInt(7).putShort((short) -1); // WriteTxnMarkers v1
+        assertClosedWithLog(frame.array(), "WriteTxnMarkers is a broker-internal API, not for clients");
+    }
+
+    @Test
     void truncatedHeaderIsRefused() throws Exception {
         ByteBuffer frame = ByteBuffer.allocate(4 + 5);
         frame.putInt(5).put(new byte[] {0, 3, 0, 1, 0}); // a frame too short for any request header
