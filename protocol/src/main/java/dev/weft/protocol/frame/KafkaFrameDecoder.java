@@ -48,6 +48,10 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder {
         this.maxFrameBytes = maxFrameBytes;
         this.peerRole = peerRole;
         this.keepSizePrefix = keepSizePrefix;
+        // A frame that spans several reads (a 1 MiB Fetch response, a big Produce) is assembled as a
+        // composite of the reads' own buffers; the default merge cumulator would copy every byte of
+        // it into one growing buffer, which is a copy proportional to the payload.
+        setCumulator(COMPOSITE_CUMULATOR);
     }
 
     @Override
