@@ -6,7 +6,6 @@ import dev.weft.perfreports.model.Result;
 import dev.weft.perfreports.model.TimelinePoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -42,21 +41,15 @@ public final class Charts {
     }
   }
 
-  /** Percentile axis label for x = 1/(1-p): 1 → "0%", 10 → "90%", 1000 → "99.9%". */
-  static String percentileLabel(double x) {
-    if (x <= 1.0) return "0%";
-    double pct = 100.0 * (1.0 - 1.0 / x);
-    BigDecimal bd = new BigDecimal(pct).round(new java.math.MathContext(Math.max(2, (int) Math.ceil(Math.log10(x)) + 1)));
-    return bd.stripTrailingZeros().toPlainString() + "%";
-  }
-
   /** (1) Latency by percentile for every run × target of a scenario that carries a histogram; null if none. */
   public static Html.Image latencyPercentiles(String scenario, List<LoadCompare.Run> runs) {
     XYChart c = new XYChartBuilder().width(W).height(H).title("Latency by percentile — " + scenario)
-        .xAxisTitle("percentile").yAxisTitle("latency (µs)").build();
+        .xAxisTitle("percentile as 1/(1-p), log scale: 10 = p90, 100 = p99, 1000 = p99.9, 10000 = p99.99")
+        .yAxisTitle("latency (µs)").build();
     style(c.getStyler());
+    // No tick-label formatting function here: XChart 3.8.8 then steps a log axis linearly (endless ticks).
     c.getStyler().setXAxisLogarithmic(true);
-    c.getStyler().setxAxisTickLabelsFormattingFunction(Charts::percentileLabel);
+    c.getStyler().setXAxisLogarithmicDecadeOnly(true);
     c.getStyler().setDefaultSeriesRenderStyle(org.knowm.xchart.XYSeries.XYSeriesRenderStyle.Line);
     int n = 0;
     for (LoadCompare.Run run : runs) {
@@ -174,7 +167,7 @@ public final class Charts {
           .xAxisTitle("params").yAxisTitle("score (" + units.get(g.getKey()) + ", log scale)").build();
       style(c.getStyler());
       c.getStyler().setYAxisLogarithmic(true);
-      c.getStyler().setyAxisTickLabelsFormattingFunction(v -> Fmt.sig(v));
+      c.getStyler().setYAxisDecimalPattern("#,##0.#");
       c.getStyler().setXAxisLabelRotation(common.size() > 6 ? 30 : 0);
       double min = Double.MAX_VALUE;
       double max = 0;

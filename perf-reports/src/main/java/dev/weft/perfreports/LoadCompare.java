@@ -144,7 +144,7 @@ public final class LoadCompare {
       boolean lost = in != null && in.lost() != null && in.lost() > 0;
       if (lost) regressions.add(new Regression(run.name() + " integrity", "lost records", null, in.lost().doubleValue(), null, null));
       t.addRow(List.of(
-          run.name() + (i == baseline ? " (baseline)" : ""), run.label(), Fmt.orNone(r.kind()), Fmt.orNone(r.title()),
+          run.name() + (i == baseline ? " (baseline)" : ""), Fmt.orNone(run.label()), Fmt.orNone(r.kind()), Fmt.orNone(r.title()),
           Fmt.orNone(r.createdAt()), Fmt.orNone(r.gitCommit()), machine, versions,
           Integer.toString(r.faults().size()),
           in == null ? Fmt.NONE : Fmt.count(in.acknowledged()), in == null ? Fmt.NONE : Fmt.count(in.consumed()),
