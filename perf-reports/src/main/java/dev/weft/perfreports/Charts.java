@@ -91,7 +91,13 @@ public final class Charts {
       for (Map.Entry<String, List<TimelinePoint>> e : byTarget.entrySet()) {
         List<Double> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
+        double gap = gapThreshold(e.getValue());
         for (TimelinePoint p : e.getValue()) {
+          if (!xs.isEmpty() && p.t() - xs.getLast() > gap) {
+            // the target was not running in between (targets measured in turns): break the line
+            xs.add((xs.getLast() + p.t()) / 2);
+            ys.add(Double.NaN);
+          }
           xs.add(p.t());
           ys.add(p.recordsPerSec());
           maxY = Math.max(maxY, p.recordsPerSec());
@@ -111,6 +117,16 @@ public final class Charts {
       }
     }
     return new Html.Image("Throughput over time (faults marked)", png(c));
+  }
+
+  /** Three times the median sampling interval: a longer step is a gap in the measurement. */
+  static double gapThreshold(List<TimelinePoint> points) {
+    List<Double> steps = new ArrayList<>();
+    for (int i = 1; i < points.size(); i++) steps.add(points.get(i).t() - points.get(i - 1).t());
+    if (steps.isEmpty()) return Double.MAX_VALUE;
+    steps.sort(null);
+    double median = steps.get(steps.size() / 2);
+    return median <= 0 ? Double.MAX_VALUE : 3 * median;
   }
 
   /** (3) Records/s per target (categories) per run (series) for one scenario; null when no rates. */
@@ -202,11 +218,13 @@ public final class Charts {
     return m;
   }
 
-  private static void style(Styler s) {
+  private static void style(org.knowm.xchart.style.AxesChartStyler s) {
+    s.setYAxisDecimalPattern("#,##0.###");
     s.setLegendPosition(Styler.LegendPosition.OutsideS);
     s.setLegendLayout(Styler.LegendLayout.Horizontal);
     s.setChartBackgroundColor(java.awt.Color.WHITE);
     s.setPlotBackgroundColor(java.awt.Color.WHITE);
     s.setAntiAlias(true);
+    s.setPlotGridLinesVisible(true);
   }
 }

@@ -104,7 +104,7 @@ public final class LoadCompare {
     List<String> parts = new ArrayList<>();
     if (r.mode() != null) parts.add(r.mode());
     if (r.recordBytes() != null) parts.add(r.recordBytes() + " B records");
-    if (r.targetRatePerSec() != null) parts.add("target " + Fmt.count(r.targetRatePerSec()) + " rec/s");
+    if (r.targetRatePerSec() != null && r.targetRatePerSec() > 0) parts.add("target " + Fmt.count(r.targetRatePerSec()) + " rec/s");
     if (r.durationSec() != null) parts.add(Fmt.sig(r.durationSec()) + " s");
     return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
   }

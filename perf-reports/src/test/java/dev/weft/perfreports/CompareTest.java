@@ -217,4 +217,23 @@ class CompareTest {
     assertEquals(7, Thresholds.parse(" alloc = 7 % ").alloc());
     assertEquals(Thresholds.DEFAULT, Thresholds.parse(Thresholds.DEFAULT.toString()));
   }
+
+  @Test
+  void everyCommittedWeftReportReadsAndCompares() throws Exception {
+    List<Path> reports = new ArrayList<>();
+    try (var files = Files.list(Path.of("results"))) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".json")).sorted().toList()) {
+        if (ReportJson.isReport(new com.fasterxml.jackson.databind.ObjectMapper().readTree(f.toFile()))) reports.add(f);
+      }
+    }
+    for (Path f : reports) {
+      Report r = ReportJson.read(f);
+      assertFalse(r.results().isEmpty(), f.toString());
+      Comparison c = LoadCompare.compare(runs(r, r), 0, Thresholds.DEFAULT);
+      long scenarios = r.results().stream().map(Result::scenario).distinct().count();
+      assertEquals(scenarios + 1, c.tables().size(), f.toString());
+      assertTrue(c.regressions().stream().allMatch(x -> x.metric().equals("lost records")),
+          "a run compared with itself regresses only by losing records: " + c.regressions());
+    }
+  }
 }
