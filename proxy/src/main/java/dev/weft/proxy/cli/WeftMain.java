@@ -4,6 +4,7 @@ import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.net.FreePorts;
+import dev.weft.proxy.server.UnsupportedConfigurationException;
 import dev.weft.proxy.server.WeftProxy;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ public final class WeftMain {
                     yield usage(err, 2);
                 }
             };
-        } catch (ConfigException e) {
+        } catch (ConfigException | UnsupportedConfigurationException e) {
             err.println(e.getMessage());
             return 2;
         } catch (UsageException e) {

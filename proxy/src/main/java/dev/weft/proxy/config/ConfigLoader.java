@@ -10,6 +10,7 @@ import dev.weft.proxy.config.WeftConfig.NodeAddressing;
 import dev.weft.proxy.config.WeftConfig.ServerSettings;
 import dev.weft.proxy.config.WeftConfig.Topology;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
+import dev.weft.routing.dag.RouterSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +42,12 @@ import java.util.Set;
  * clusters:
  *   local:   { bootstrap: "127.0.0.1:9092,127.0.0.1:9093" }
  *   sandbox: { embedded: { brokers: 3 } }
+ * routers:                     # optional: a routing DAG (see routing/README.md)
+ *   weave:
+ *     type: topic-weave
+ *     routes:
+ *       - { name: us, target: { cluster: us-east } }
+ *       - { name: eu, target: { cluster: eu-west } }
  * virtualClusters:
  *   main:
  *     target: { cluster: local }
@@ -93,16 +100,18 @@ public final class ConfigLoader {
             problems.add("the file is empty: it needs at least 'clusters' and 'virtualClusters'");
             throw problems.toException();
         }
-        doc.allowOnly(Set.of("admin", "server", "clusters", "virtualClusters"));
+        doc.allowOnly(Set.of("admin", "server", "clusters", "routers", "virtualClusters"));
         ServerSettings server = server(doc.get("server"));
         WeftConfig.AdminSettings admin = admin(doc.get("admin"));
         Map<String, ClusterConfig> clusters = clusters(doc.get("clusters"));
-        Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters);
+        Map<String, RouterSpec> routers = RoutersReader.read(doc.get("routers"));
+        Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters, routers);
+        RoutersReader.validate(routers, clusters.keySet(), virtualClusters, problems);
         checkPortsUnique(virtualClusters, problems);
         if (!problems.isEmpty()) {
             throw problems.toException();
         }
-        return new WeftConfig(source, server, admin, clusters, virtualClusters);
+        return new WeftConfig(source, server, admin, routers, clusters, virtualClusters);
     }
 
     private static ServerSettings server(ConfigNode n) {
@@ -189,7 +198,8 @@ public final class ConfigLoader {
         return out;
     }
 
-    private static Map<String, VirtualClusterConfig> virtualClusters(ConfigNode n, Map<String, ClusterConfig> clusters) {
+    private static Map<String, VirtualClusterConfig> virtualClusters(ConfigNode n, Map<String, ClusterConfig> clusters,
+            Map<String, RouterSpec> routers) {
         Map<String, VirtualClusterConfig> out = new LinkedHashMap<>();
         if (n.isMissing()) {
             n.problem("is required: name at least one virtual cluster for clients to connect to");
@@ -203,12 +213,19 @@ public final class ConfigLoader {
             v.allowOnly(Set.of("target", "topology", "gateways"));
             ConfigNode target = v.get("target");
             String cluster = null;
+            String router = null;
             if (target.requireObject()) {
-                target.allowOnly(Set.of("cluster"));
-                cluster = target.get("cluster").requiredText();
-                if (cluster != null && !clusters.containsKey(cluster)) {
-                    target.get("cluster").problem("no cluster named '" + cluster + "' (clusters: "
-                            + String.join(", ", clusters.keySet()) + ")");
+                target.allowOnly(Set.of("cluster", "router"));
+                if (target.get("cluster").isMissing() == target.get("router").isMissing()) {
+                    target.problem("needs exactly one of 'cluster' (a Kafka cluster) or 'router' (the root of a routing DAG)");
+                } else if (!target.get("cluster").isMissing()) {
+                    cluster = target.get("cluster").requiredText();
+                    if (cluster != null && !clusters.containsKey(cluster)) {
+                        target.get("cluster").problem("no cluster named '" + cluster + "' (clusters: "
+                                + String.join(", ", clusters.keySet()) + ")");
+                    }
+                } else {
+                    router = target.get("router").requiredText(); // checked with the routing graph
                 }
             }
             Topology topology = v.get("topology").choice(Topology.class, Topology.MIRRORED);
@@ -228,7 +245,7 @@ public final class ConfigLoader {
                 }
                 gateways.add(gateway);
             }
-            out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, topology, List.copyOf(gateways)));
+            out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways)));
         }
         return out;
     }

@@ -29,6 +29,11 @@ final class ConfigNode {
         return path;
     }
 
+    /** The raw YAML node, for readers that hand a whole subtree to another module. */
+    JsonNode json() {
+        return node;
+    }
+
     boolean isMissing() {
         return node == null || node.isMissingNode() || node.isNull();
     }

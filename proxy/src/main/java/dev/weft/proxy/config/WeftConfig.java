@@ -14,6 +14,7 @@ public record WeftConfig(
         String source,
         ServerSettings server,
         AdminSettings admin,
+        Map<String, dev.weft.routing.dag.RouterSpec> routers,
         Map<String, ClusterConfig> clusters,
         Map<String, VirtualClusterConfig> virtualClusters) {
 
@@ -165,9 +166,16 @@ public record WeftConfig(
         }
     }
 
+    /**
+     * A virtual cluster: what clients connect to.
+     *
+     * @param targetCluster the cluster behind it, or null when it targets a router
+     * @param targetRouter the root router of its routing DAG, or null when it targets a cluster
+     */
     public record VirtualClusterConfig(
             String name,
             String targetCluster,
+            String targetRouter,
             Topology topology,
             java.util.List<GatewayConfig> gateways) {
     }

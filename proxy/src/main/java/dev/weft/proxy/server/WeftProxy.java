@@ -62,6 +62,14 @@ public final class WeftProxy implements AutoCloseable {
 
     /** Starts everything the config describes; on any failure, stops what was started and rethrows. */
     public static WeftProxy start(WeftConfig config) {
+        for (VirtualClusterConfig vc : config.virtualClusters().values()) {
+            if (vc.targetRouter() != null) {
+                throw new UnsupportedConfigurationException(config.source() + ": virtualClusters." + vc.name()
+                        + ".target: virtual cluster '" + vc.name() + "' targets router '" + vc.targetRouter()
+                        + "'; this version validates routing graphs (weft validate) but serves only virtual clusters"
+                        + " that target a cluster directly");
+            }
+        }
         WeftProxy proxy = new WeftProxy(config);
         try {
             proxy.startUp();

@@ -413,7 +413,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
 
     void onUpstreamError(Throwable cause) {
         if (!closed) {
-            LOG.warn("{}: connection to broker {} failed: {}; closing", describe(), upstreamAddress, cause.toString());
+            LOG.warn("{}: connection to broker {} failed: {}; closing", describe(), upstreamAddress, reason(cause));
             metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, (short) -1);
             close();
         }
@@ -432,11 +432,21 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             if (cause.getCause() instanceof NotSslRecordException) {
                 LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
                 metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
+            } else if (cause instanceof java.nio.channels.ClosedChannelException) {
+                LOG.info("{}: the client went away before its responses were written; closing", describe());
             } else {
                 LOG.warn("{}: {}; closing", describe(), rootMessage(cause));
             }
         }
         close();
+    }
+
+    /** What to log for an I/O failure: closed channels and resets say so in words. */
+    private static String reason(Throwable cause) {
+        if (cause instanceof java.nio.channels.ClosedChannelException) {
+            return "the connection was already closed";
+        }
+        return rootMessage(cause);
     }
 
     private static String rootMessage(Throwable t) {
