@@ -1,0 +1,178 @@
+package dev.weft.routing.merge;
+
+import dev.weft.routing.TopicRouting;
+import dev.weft.routing.VisibleTopic;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntBinaryOperator;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One Metadata answer for a virtual cluster made of several routes (DESIGN §5): the client's request
+ * is split into one request per route (virtual topic names become each route's real names), and the
+ * routes' answers are merged into one, with virtual node ids, virtual topic names and ids, the virtual
+ * cluster id, and every topic the client asked for accounted for.
+ *
+ * <p>Cold path (Metadata is not per-record traffic): works on kafka-clients' message classes. Broker
+ * hosts and ports are left as the upstream's; the gateway's address rewrite sets them from the
+ * virtual node ids afterwards.
+ */
+public final class MetadataWeave {
+
+    private MetadataWeave() {
+    }
+
+    /**
+     * The request for one route: null topics (all topics) stays null; named topics become that route's
+     * real names, and a route none of the named topics lives on gets an empty list (brokers only).
+     */
+    public static MetadataRequestData requestFor(MetadataRequestData request, TopicRouting topics, int route) {
+        MetadataRequestData out = request.duplicate();
+        if (request.topics() == null) {
+            return out;
+        }
+        List<MetadataRequestData.MetadataRequestTopic> mine = new ArrayList<>();
+        for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
+            VisibleTopic v = resolve(t, topics);
+            if (v != null && v.route() == route) {
+                mine.add(new MetadataRequestData.MetadataRequestTopic().setName(v.realName()).setTopicId(v.realId()));
+            }
+        }
+        out.setTopics(mine);
+        // Topics are created by CreateTopics through the placement rule, never by a Metadata side effect
+        // on whichever cluster happens to be asked.
+        out.setAllowAutoTopicCreation(false);
+        return out;
+    }
+
+    /**
+     * Merges the routes' answers.
+     *
+     * @param request what the client asked
+     * @param answers one answer per route, in route order; null where the route failed
+     * @param topics the virtual topic view
+     * @param toVirtualNodeId (route, real node id) → virtual node id (negative ids pass through)
+     * @param virtualClusterId the cluster id clients see
+     */
+    public static MetadataResponseData merge(MetadataRequestData request, List<MetadataResponseData> answers,
+            TopicRouting topics, IntBinaryOperator toVirtualNodeId, String virtualClusterId) {
+        MetadataResponseData out = new MetadataResponseData()
+                .setClusterId(virtualClusterId)
+                .setControllerId(-1)
+                .setClusterAuthorizedOperations(Integer.MIN_VALUE);
+        MetadataResponseData.MetadataResponseBrokerCollection brokers = new MetadataResponseData.MetadataResponseBrokerCollection();
+        MetadataResponseData.MetadataResponseTopicCollection merged = new MetadataResponseData.MetadataResponseTopicCollection();
+        Set<String> answered = new HashSet<>();
+        boolean controllerSet = false;
+        for (int route = 0; route < answers.size(); route++) {
+            MetadataResponseData a = answers.get(route);
+            if (a == null) {
+                continue;
+            }
+            out.setThrottleTimeMs(Math.max(out.throttleTimeMs(), a.throttleTimeMs()));
+            if (!controllerSet && a.controllerId() >= 0) {
+                out.setControllerId(toVirtualNodeId.applyAsInt(route, a.controllerId()));
+                controllerSet = true;
+            }
+            for (MetadataResponseBroker b : a.brokers()) {
+                brokers.add(new MetadataResponseBroker().setNodeId(toVirtualNodeId.applyAsInt(route, b.nodeId()))
+                        .setHost(b.host()).setPort(b.port()).setRack(b.rack()));
+            }
+            for (MetadataResponseTopic t : a.topics()) {
+                String virtualName = t.name() == null ? null : topics.virtualNameOf(route, t.name());
+                VisibleTopic v = virtualName == null ? byRealId(topics, route, t.topicId()) : topics.resolve(virtualName);
+                if (v == null || v.route() != route || !answered.add(v.virtualName())) {
+                    continue; // hidden here, or the same virtual topic already answered
+                }
+                merged.add(virtualTopic(t, v, route, toVirtualNodeId));
+            }
+        }
+        accountForRequestedTopics(request, answers, topics, merged, answered);
+        out.setBrokers(brokers);
+        out.setTopics(merged);
+        return out;
+    }
+
+    private static MetadataResponseTopic virtualTopic(MetadataResponseTopic t, VisibleTopic v, int route,
+            IntBinaryOperator toVirtual) {
+        MetadataResponseTopic out = new MetadataResponseTopic()
+                .setErrorCode(t.errorCode())
+                .setName(v.virtualName())
+                .setTopicId(v.virtualId())
+                .setIsInternal(t.isInternal())
+                .setTopicAuthorizedOperations(t.topicAuthorizedOperations());
+        List<MetadataResponsePartition> partitions = new ArrayList<>(t.partitions().size());
+        for (MetadataResponsePartition p : t.partitions()) {
+            partitions.add(new MetadataResponsePartition()
+                    .setErrorCode(p.errorCode())
+                    .setPartitionIndex(p.partitionIndex())
+                    .setLeaderId(toVirtual.applyAsInt(route, p.leaderId()))
+                    .setLeaderEpoch(p.leaderEpoch())
+                    .setReplicaNodes(mapIds(p.replicaNodes(), route, toVirtual))
+                    .setIsrNodes(mapIds(p.isrNodes(), route, toVirtual))
+                    .setOfflineReplicas(mapIds(p.offlineReplicas(), route, toVirtual)));
+        }
+        return out.setPartitions(partitions);
+    }
+
+    /**
+     * Every topic the client named gets an entry: UNKNOWN_TOPIC_OR_PARTITION when no route shows it,
+     * LEADER_NOT_AVAILABLE (retriable) when its route did not answer. An all-topics request lists the
+     * known topics of failed routes with LEADER_NOT_AVAILABLE, so nothing silently disappears.
+     */
+    private static void accountForRequestedTopics(MetadataRequestData request, List<MetadataResponseData> answers,
+            TopicRouting topics, MetadataResponseData.MetadataResponseTopicCollection merged, Set<String> answered) {
+        if (request.topics() == null) {
+            for (VisibleTopic v : topics.visibleTopics()) {
+                if (answers.get(v.route()) == null && answered.add(v.virtualName())) {
+                    merged.add(errorTopic(v.virtualName(), v.virtualId(), Errors.LEADER_NOT_AVAILABLE));
+                }
+            }
+            return;
+        }
+        for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
+            VisibleTopic v = resolve(t, topics);
+            if (v == null) {
+                String name = t.name();
+                if (name != null && answered.add(name)) {
+                    merged.add(errorTopic(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+                } else if (name == null && t.topicId() != null) {
+                    merged.add(errorTopic(null, t.topicId(), Errors.UNKNOWN_TOPIC_ID));
+                }
+            } else if (answers.get(v.route()) == null && answered.add(v.virtualName())) {
+                merged.add(errorTopic(v.virtualName(), v.virtualId(), Errors.LEADER_NOT_AVAILABLE));
+            }
+        }
+    }
+
+    private static MetadataResponseTopic errorTopic(String name, Uuid id, Errors error) {
+        return new MetadataResponseTopic().setName(name).setTopicId(id).setErrorCode(error.code()).setPartitions(List.of());
+    }
+
+    private static VisibleTopic resolve(MetadataRequestData.MetadataRequestTopic t, TopicRouting topics) {
+        if (t.name() != null) {
+            return topics.resolve(t.name());
+        }
+        return t.topicId() == null || Uuid.ZERO_UUID.equals(t.topicId()) ? null : topics.byVirtualId(t.topicId());
+    }
+
+    private static VisibleTopic byRealId(TopicRouting topics, int route, Uuid id) {
+        return id == null || Uuid.ZERO_UUID.equals(id) ? null : topics.byRealId(route, id);
+    }
+
+    private static List<Integer> mapIds(List<Integer> ids, int route, IntBinaryOperator toVirtual) {
+        List<Integer> out = new ArrayList<>(ids.size());
+        for (Integer id : ids) {
+            out.add(toVirtual.applyAsInt(route, id));
+        }
+        return out;
+    }
+}
