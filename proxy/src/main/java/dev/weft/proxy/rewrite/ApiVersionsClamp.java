@@ -3,11 +3,12 @@ package dev.weft.proxy.rewrite;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.header.ResponseHeaderView;
+import dev.weft.protocol.versions.ApiVersionsIntersection;
 import dev.weft.proxy.session.ResponseRewriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.List;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersion;
 import org.apache.kafka.common.message.ApiVersionsResponseData.ApiVersionCollection;
 
 /**
@@ -33,17 +34,7 @@ public final class ApiVersionsClamp implements ResponseRewriter {
         try {
             ApiVersionsResponseData data = (ApiVersionsResponseData) ColdCodec.readResponseBody(
                     apiKey, apiVersion, frame.slice(bodyStart, frame.writerIndex() - bodyStart));
-            ApiVersionCollection clamped = new ApiVersionCollection();
-            for (ApiVersion v : data.apiKeys()) {
-                if (!ApiKeyTable.isKnownKey(v.apiKey()) || !ApiKeyTable.isClientApi(v.apiKey())) {
-                    continue;
-                }
-                short min = (short) Math.max(v.minVersion(), ApiKeyTable.oldestVersion(v.apiKey()));
-                short max = (short) Math.min(v.maxVersion(), ApiKeyTable.latestVersion(v.apiKey()));
-                if (min <= max) {
-                    clamped.add(new ApiVersion().setApiKey(v.apiKey()).setMinVersion(min).setMaxVersion(max));
-                }
-            }
+            ApiVersionCollection clamped = ApiVersionsIntersection.of(List.of(data.apiKeys()));
             data.setApiKeys(clamped);
             return ColdCodec.writeResponse(alloc, clientCorrelationId, apiVersion, data);
         } finally {
