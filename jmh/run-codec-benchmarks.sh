@@ -3,10 +3,12 @@
 # JMH's JSON to perf-reports/results/jmh-codec-<UTC date>[-quick].json, plus the human-readable log
 # next to it (.txt). See jmh/README.md.
 #
-#   jmh/run-codec-benchmarks.sh [--quick] [--no-build] [JMH args...]
+#   jmh/run-codec-benchmarks.sh [--quick] [--no-build] [--name NAME] [JMH args...]
 #
 #   --quick     1 warm-up + 2 measured iterations of 1 s (default: 2 warm-up + 3 measured)
 #   --no-build  reuse the jar already built
+#   --name NAME results are perf-reports/results/jmh-codec-NAME-<UTC date>[-quick].json (default:
+#               jmh-codec-<UTC date>[-quick].json), so a subset run does not overwrite a whole one
 #   JMH args    passed through after the defaults; a first one not starting with '-' is the pattern
 #               (instead of all of dev.weft.jmh.codec), e.g. 'ProduceRequestBenchmark.skim -p shape=100x65536';
 #               a later -wi/-i/-f overrides the defaults.
@@ -18,13 +20,16 @@ cd "$(dirname "$0")/.."
 
 quick=0
 build=1
+name=""
 args=()
-for a in "$@"; do
-  case "$a" in
+while [ "$#" -gt 0 ]; do
+  case "$1" in
     --quick) quick=1 ;;
     --no-build) build=0 ;;
-    *) args+=("$a") ;;
+    --name) name="$2-"; shift ;;
+    *) args+=("$1") ;;
   esac
+  shift
 done
 
 . .mvn/find-jdk.sh
@@ -45,7 +50,7 @@ else
 fi
 
 mkdir -p perf-reports/results
-out="perf-reports/results/jmh-codec-$(date -u +%Y-%m-%d)${suffix}"
+out="perf-reports/results/jmh-codec-${name}$(date -u +%Y-%m-%d)${suffix}"
 pattern='dev\.weft\.jmh\.codec\.'
 if [ "${#args[@]}" -gt 0 ] && [ "${args[0]#-}" = "${args[0]}" ]; then
   pattern=""  # the first JMH arg is a pattern: it replaces the default

@@ -1,15 +1,11 @@
 package dev.weft.jmh.codec;
 
-import dev.weft.protocol.cold.ColdCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.function.IntPredicate;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
@@ -17,71 +13,38 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
 import org.apache.kafka.common.message.RequestHeaderData;
-import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
- * Real Produce frames for the codec benchmarks, written once per trial by kafka-clients' own
- * {@code *Data} serializers (through {@link ColdCodec}) into Netty buffers, exactly as Weft's frame
- * decoder hands them over: size prefix skipped, reader index at the request header.
- *
- * <p>Layout: {@code partitions} partitions spread over topics of at most {@link #PARTITIONS_PER_TOPIC}
- * partitions each; every partition carries one uncompressed, idempotent record batch of about
- * {@code batchBytes} bytes (records with 1000-byte values; never fewer than one record).
+ * Real Produce frames for the codec benchmarks (layout, batches and framing: {@link CodecFrames}).
  */
 final class ProduceFrames {
 
-    static final int PARTITIONS_PER_TOPIC = 10;
     static final String CLIENT_ID = "bench-producer";
-    static final long PRODUCER_ID = 4711L;
-    static final short PRODUCER_EPOCH = 3;
-    private static final int VALUE_BYTES = 1000;
 
     private ProduceFrames() {
-    }
-
-    /** One uncompressed idempotent batch of about {@code batchBytes} bytes (at least one record). */
-    static MemoryRecords batch(int batchBytes, long seed) {
-        Random random = new Random(seed);
-        MemoryRecordsBuilder builder = MemoryRecords.builder(ByteBuffer.allocate(batchBytes + 2048),
-                RecordBatch.CURRENT_MAGIC_VALUE, Compression.NONE, TimestampType.CREATE_TIME, 0L,
-                RecordBatch.NO_TIMESTAMP, PRODUCER_ID, PRODUCER_EPOCH, 0, false, 0);
-        int valueBytes = Math.min(VALUE_BYTES, Math.max(16, batchBytes - dev.weft.protocol.record.RecordBatchView.RECORD_BATCH_OVERHEAD - 40));
-        long now = 1_700_000_000_000L;
-        int i = 0;
-        do {
-            byte[] key = ("key-" + i).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            byte[] value = new byte[valueBytes];
-            random.nextBytes(value);
-            builder.append(now + i, key, value);
-            i++;
-        } while (builder.estimatedSizeInBytes() + valueBytes + 30 <= batchBytes);
-        return builder.build();
     }
 
     /** A Produce request with {@code partitions} partitions, each holding {@code records}. */
     static ProduceRequestData request(short version, int partitions, MemoryRecords records) {
         ProduceRequestData data = new ProduceRequestData().setAcks((short) -1).setTimeoutMs(30_000)
                 .setTransactionalId(null);
-        Random random = new Random(partitions * 31L + version);
-        int left = partitions;
-        for (int t = 0; left > 0; t++) {
-            int n = Math.min(PARTITIONS_PER_TOPIC, left);
+        int[] sizes = CodecFrames.topicSizes(partitions);
+        Uuid[] ids = CodecFrames.topicIds(sizes.length, partitions * 31L + version);
+        for (int t = 0; t < sizes.length; t++) {
             TopicProduceData topic = new TopicProduceData();
             if (version >= 13) {
-                topic.setTopicId(new Uuid(random.nextLong(), random.nextLong()));
+                topic.setTopicId(ids[t]);
             } else {
-                topic.setName("bench-topic-" + t);
+                topic.setName(CodecFrames.topicName(t));
             }
-            List<PartitionProduceData> list = new ArrayList<>(n);
-            for (int p = 0; p < n; p++) {
+            List<PartitionProduceData> list = new ArrayList<>(sizes[t]);
+            for (int p = 0; p < sizes[t]; p++) {
                 list.add(new PartitionProduceData().setIndex(p).setRecords(records));
             }
             topic.setPartitionData(list);
             data.topicData().add(topic);
-            left -= n;
         }
         return data;
     }
@@ -132,21 +95,16 @@ final class ProduceFrames {
     }
 
     static RequestHeaderData header(short version, int correlationId) {
-        return new RequestHeaderData().setRequestApiKey((short) 0).setRequestApiVersion(version)
-                .setCorrelationId(correlationId).setClientId(CLIENT_ID);
+        return CodecFrames.header(ApiKeys.PRODUCE, version, correlationId, CLIENT_ID);
     }
 
     /** A request frame as the decoder hands it over (size prefix skipped). Caller releases. */
     static ByteBuf requestFrame(ByteBufAllocator alloc, short version, int correlationId, ProduceRequestData data) {
-        ByteBuf frame = ColdCodec.writeRequest(alloc, header(version, correlationId), data);
-        frame.skipBytes(4);
-        return frame;
+        return CodecFrames.requestFrame(alloc, header(version, correlationId), data);
     }
 
     /** A response frame as the decoder hands it over (size prefix skipped). Caller releases. */
     static ByteBuf responseFrame(ByteBufAllocator alloc, short version, int correlationId, ProduceResponseData data) {
-        ByteBuf frame = ColdCodec.writeResponse(alloc, correlationId, version, data);
-        frame.skipBytes(4);
-        return frame;
+        return CodecFrames.responseFrame(alloc, version, correlationId, data);
     }
 }

@@ -69,17 +69,13 @@ public class ProduceRequestBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        int x = shape.indexOf('x');
-        int partitions = Integer.parseInt(shape.substring(0, x));
-        int batchBytes = Integer.parseInt(shape.substring(x + 1));
-        MemoryRecords records = ProduceFrames.batch(batchBytes, batchBytes);
+        CodecFrames.Shape s = CodecFrames.Shape.parse(shape);
+        int partitions = s.partitions();
+        MemoryRecords records = CodecFrames.batch(s.batchBytes(), s.batchBytes());
         ProduceRequestData data = ProduceFrames.request(version, partitions, records);
         frame = ProduceFrames.requestFrame(POOLED, version, 42, data);
         headerVersion = ApiKeys.PRODUCE.requestHeaderVersion(version);
-        routeOf = new int[partitions];
-        for (int i = 0; i < partitions; i++) {
-            routeOf[i] = i & 1;
-        }
+        routeOf = CodecFrames.alternatingRoutes(partitions);
         splitSkim.wrap(frame);
         splitHeader = ProduceFrames.header(version, 7);
         splitData = ProduceFrames.subset(data, i -> routeOf[i] == 0);

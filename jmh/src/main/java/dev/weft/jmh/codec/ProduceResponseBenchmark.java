@@ -60,13 +60,10 @@ public class ProduceResponseBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        ProduceRequestData data = ProduceFrames.request(version, partitions, ProduceFrames.batch(1024, 1));
+        ProduceRequestData data = ProduceFrames.request(version, partitions, CodecFrames.batch(1024, 1));
         requestFrame = ProduceFrames.requestFrame(POOLED, version, 42, data);
         request.wrap(requestFrame);
-        routeOf = new int[partitions];
-        for (int i = 0; i < partitions; i++) {
-            routeOf[i] = i & 1;
-        }
+        routeOf = CodecFrames.alternatingRoutes(partitions);
         responseFrame = ProduceFrames.responseFrame(POOLED, version, 42, ProduceFrames.response(version, data, i -> true));
         halves = new ByteBuf[2];
         for (int r = 0; r < 2; r++) {

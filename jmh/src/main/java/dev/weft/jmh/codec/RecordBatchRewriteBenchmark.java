@@ -38,7 +38,7 @@ public class RecordBatchRewriteBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        MemoryRecords records = ProduceFrames.batch(batchBytes, batchBytes);
+        MemoryRecords records = CodecFrames.batch(batchBytes, batchBytes);
         batch = PooledByteBufAllocator.DEFAULT.directBuffer(records.sizeInBytes());
         batch.writeBytes(records.buffer().duplicate());
         if (!view.wrap(batch).crcValid()) {
