@@ -55,6 +55,7 @@ final class Mutator {
         FRAME_SIZE("frame of", "invalid frame size"),
         SHORT_HEADER("malformed request"),
         UNKNOWN_KEY("unknown API key"),
+        BROKER_INTERNAL("is a broker-internal API"),
         UNSUPPORTED_VERSION("is not supported");
 
         final String[] phrases;
@@ -354,6 +355,10 @@ final class Mutator {
                 short version = frame.getShort(2);
                 if (!ApiKeyTable.isKnownKey(key)) {
                     refusal = Refusal.UNKNOWN_KEY;
+                    break;
+                }
+                if (!ApiKeyTable.isClientApi(key)) {
+                    refusal = Refusal.BROKER_INTERNAL; // refused whatever the version
                     break;
                 }
                 if (!ApiKeyTable.isSupported(key, version) && key != ApiKeys.API_VERSIONS.id) {
