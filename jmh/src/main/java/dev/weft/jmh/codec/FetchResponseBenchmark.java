@@ -40,7 +40,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * (1000 × 1 MiB). Frames live in pooled direct buffers; {@code gc.alloc.rate.norm} counts heap bytes only.
  */
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled",
+@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "--sun-misc-unsafe-memory-access=allow",
         "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.weft.jmh.EventLoopThreadsExecutor"})
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -40,7 +40,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * counts heap bytes only: pooled direct memory handed out by the allocator is not in it.
  */
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled",
+@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "--sun-misc-unsafe-memory-access=allow",
         "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.weft.jmh.EventLoopThreadsExecutor"})
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

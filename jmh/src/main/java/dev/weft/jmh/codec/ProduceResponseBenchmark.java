@@ -34,7 +34,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * records, so only the partition count matters here.
  */
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled",
+@Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "--sun-misc-unsafe-memory-access=allow",
         "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.weft.jmh.EventLoopThreadsExecutor"})
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -112,6 +112,7 @@ public final class WeftProcess implements AutoCloseable {
         cmd.add(Procs.javaCommand());
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-Dio.netty.leakDetection.level=disabled");
+        cmd.add("--sun-misc-unsafe-memory-access=allow"); // as ./weft runs it: Netty uses Unsafe on JDK 25
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
