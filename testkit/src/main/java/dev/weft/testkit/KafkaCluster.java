@@ -579,6 +579,18 @@ public final class KafkaCluster implements AutoCloseable {
             return infos.size() == partitions
                 && infos.stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
         });
+        // Admin asked one broker; make sure every running broker knows the topic before callers use it
+        // through any of them (plaintext default listener only; other listeners keep the check above).
+        if (settings.defaultListener().protocol() == org.apache.kafka.common.security.auth.SecurityProtocol.PLAINTEXT) {
+            Await.until(settings.startTimeout(), "every broker to know " + name, () -> {
+                for (int id : brokerIds()) {
+                    if (isRunning(id) && !BrokerMetadataProbe.knows(brokerAddress(id), name, partitions)) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+        }
     }
 
     private void awaitBrokers(String what, Predicate<Set<Integer>> condition, boolean includeFenced) {
