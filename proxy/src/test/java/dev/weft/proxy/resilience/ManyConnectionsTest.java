@@ -1,5 +1,6 @@
 package dev.weft.proxy.resilience;
 
+import dev.weft.proxy.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,8 +1,8 @@
 package dev.weft.proxy.resilience;
 
+import dev.weft.proxy.testing.ProxyFixture;
+
 import dev.weft.proxy.config.ConfigException;
-import dev.weft.proxy.config.ConfigLoader;
-import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,29 +40,7 @@ final class ResilientProxy {
      */
     static WeftProxy start(String bootstrapServers, int firstNodeId, int lastNodeId, String extraServerSettings)
             throws ConfigException {
-        RuntimeException lastFailure = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            int start = FreePorts.randomRange(2 + lastNodeId - firstNodeId);
-            String yaml = """
-                    server: { eventLoops: 2 %s }
-                    admin: { bind: "127.0.0.1:0" }
-                    clusters:
-                      upstream: { bootstrap: "%s" }
-                    virtualClusters:
-                      main:
-                        target: { cluster: upstream }
-                        gateways:
-                          - name: plain
-                            bind: "127.0.0.1:%d"
-                            brokerPorts: { start: %d, nodeIds: "%d-%d" }
-                    """.formatted(extraServerSettings, bootstrapServers, start, start + 1, firstNodeId, lastNodeId);
-            try {
-                return WeftProxy.start(ConfigLoader.parse(yaml, "resilience test config"));
-            } catch (RuntimeException e) {
-                lastFailure = e; // most likely a port taken between the check and the bind
-            }
-        }
-        throw lastFailure;
+        return ProxyFixture.startInFrontOf(bootstrapServers, firstNodeId, lastNodeId, extraServerSettings);
     }
 
     static String bootstrap(WeftProxy proxy) {

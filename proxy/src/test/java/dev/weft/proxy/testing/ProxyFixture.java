@@ -35,6 +35,19 @@ public final class ProxyFixture {
             throws ConfigException {
         int first = brokerIds.stream().mapToInt(Integer::intValue).min().orElseThrow();
         int last = brokerIds.stream().mapToInt(Integer::intValue).max().orElseThrow() + 2; // room to scale
+        return startInFrontOf(kafka.bootstrapServers(), first, last, extraServerSettings);
+    }
+
+    /**
+     * Weft over the cluster at {@code bootstrapServers} with ports for node ids {@code firstNodeId} to
+     * {@code lastNodeId}; retries on fresh ports if one was taken between the check and the bind.
+     *
+     * @param extraServerSettings more {@code server:} entries with a leading comma, or ""
+     */
+    public static WeftProxy startInFrontOf(String bootstrapServers, int firstNodeId, int lastNodeId,
+            String extraServerSettings) throws ConfigException {
+        int first = firstNodeId;
+        int last = lastNodeId;
         RuntimeException lastFailure = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int start = FreePorts.randomRange(2 + last - first);
@@ -50,7 +63,7 @@ public final class ProxyFixture {
                           - name: plain
                             bind: "127.0.0.1:%d"
                             brokerPorts: { start: %d, nodeIds: "%d-%d" }
-                    """.formatted(extraServerSettings, kafka.bootstrapServers(), start, start + 1, first, last);
+                    """.formatted(extraServerSettings, bootstrapServers, start, start + 1, first, last);
             try {
                 return WeftProxy.start(ConfigLoader.parse(yaml, "test config"));
             } catch (RuntimeException e) {

@@ -1,4 +1,4 @@
-package dev.weft.proxy.resilience;
+package dev.weft.proxy.testing;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /** Polls a condition with a deadline, parking briefly between looks (never a blind sleep, never a busy spin). */
-final class Poll {
+public final class Poll {
 
     private static final long PAUSE_NANOS = Duration.ofMillis(10).toNanos();
 
@@ -14,7 +14,7 @@ final class Poll {
     }
 
     /** Returns once {@code condition} holds; fails naming {@code what} and {@code state} after {@code timeout}. */
-    static void until(Duration timeout, String what, BooleanSupplier condition, Supplier<String> state) {
+    public static void until(Duration timeout, String what, BooleanSupplier condition, Supplier<String> state) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline >= 0) {
@@ -28,12 +28,12 @@ final class Poll {
         }
     }
 
-    static void until(Duration timeout, String what, BooleanSupplier condition) {
+    public static void until(Duration timeout, String what, BooleanSupplier condition) {
         until(timeout, what, condition, () -> "");
     }
 
     /** Like {@link #until}, returning whether the condition held instead of failing. */
-    static boolean within(Duration timeout, BooleanSupplier condition) {
+    public static boolean within(Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline >= 0) {
@@ -42,5 +42,25 @@ final class Poll {
             LockSupport.parkNanos(PAUSE_NANOS);
         }
         return true;
+    }
+
+    /** Like {@link #until} for a condition that may throw: a throw counts as "not yet" and is reported. */
+    public static void untilNoThrow(Duration timeout, String what, ThrowingCondition condition) {
+        Throwable[] last = new Throwable[1];
+        until(timeout, what, () -> {
+            try {
+                boolean ok = condition.check();
+                last[0] = null;
+                return ok;
+            } catch (Exception e) {
+                last[0] = e;
+                return false;
+            }
+        }, () -> last[0] == null ? "condition false" : "last failure: " + last[0]);
+    }
+
+    @FunctionalInterface
+    public interface ThrowingCondition {
+        boolean check() throws Exception;
     }
 }
