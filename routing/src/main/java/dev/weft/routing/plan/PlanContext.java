@@ -1,0 +1,61 @@
+package dev.weft.routing.plan;
+
+import dev.weft.routing.GroupRouting;
+import dev.weft.routing.TopicRouting;
+import dev.weft.routing.TransactionRouting;
+
+/**
+ * What a planner may know about the virtual cluster and the client's connection. Snapshots: a
+ * planner reads them once per request.
+ */
+public interface PlanContext {
+
+    /** The current topic catalog (visibility, names, ids, placement). */
+    TopicRouting topics();
+
+    GroupRouting groups();
+
+    TransactionRouting transactions();
+
+    /** How many routes the router has. */
+    int routeCount();
+
+    /** The route's name in the config (for messages). */
+    String routeName(int route);
+
+    /**
+     * The route of the broker the client's connection is bound to, or -1 for a bootstrap connection
+     * (which has no own broker: {@link Destination#OWN} is invalid there).
+     */
+    int ownRoute();
+
+    /** The virtual node id of real broker {@code realNodeId} of {@code route}; negative ids pass through. */
+    int toVirtualNodeId(int route, int realNodeId);
+
+    /** The route behind a virtual node id (-1 for negative ids). */
+    int routeOfVirtualNodeId(int virtualNodeId);
+
+    /** The real broker id behind a virtual node id (negative ids pass through). */
+    int realNodeId(int virtualNodeId);
+
+    /** The host clients use for virtual node {@code virtualNodeId} (the gateway's). */
+    String brokerHost(int virtualNodeId);
+
+    /** The port clients use for virtual node {@code virtualNodeId} (the gateway's). */
+    int brokerPort(int virtualNodeId);
+
+    /** The cluster id clients see. */
+    String virtualClusterId();
+
+    /** The virtual cluster's name (for messages). */
+    String virtualClusterName();
+
+    /**
+     * The highest version of {@code apiKey} every route supports (for requests a planner makes up, e.g.
+     * a Heartbeat), or -1 when some route does not support it.
+     */
+    short maxVersion(short apiKey);
+
+    /** Logs why a request was refused (WARN, with the connection's id and peer); for operators. */
+    void logRefusal(String message);
+}

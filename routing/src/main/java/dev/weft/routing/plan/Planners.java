@@ -1,0 +1,37 @@
+package dev.weft.routing.plan;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.protocol.ApiKeys;
+
+/**
+ * The cold-path planners of a multi-route virtual cluster, by API key. An API without a planner is
+ * not advertised in ApiVersions and is refused if a client sends it anyway (never forwarded to an
+ * arbitrary cluster). Produce, Fetch, ApiVersions, Metadata and non-transactional InitProducerId are
+ * handled by the proxy itself (hot path, or state it owns) and are not here.
+ */
+public final class Planners {
+
+    private static final ColdPlanner[] BY_KEY = build();
+
+    private Planners() {
+    }
+
+    private static ColdPlanner[] build() {
+        Map<ApiKeys, ColdPlanner> all = new HashMap<>();
+        GroupPlanners.register(all);
+        TopicAdminPlanners.register(all);
+        int max = 0;
+        for (ApiKeys k : all.keySet()) {
+            max = Math.max(max, k.id);
+        }
+        ColdPlanner[] out = new ColdPlanner[max + 1];
+        all.forEach((k, p) -> out[k.id] = p);
+        return out;
+    }
+
+    /** The planner of {@code apiKey}, or null when a multi-route virtual cluster refuses that API. */
+    public static ColdPlanner forApi(short apiKey) {
+        return apiKey >= 0 && apiKey < BY_KEY.length ? BY_KEY[apiKey] : null;
+    }
+}
