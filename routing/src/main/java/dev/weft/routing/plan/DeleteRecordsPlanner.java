@@ -1,0 +1,61 @@
+package dev.weft.routing.plan;
+
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsRequestData.DeleteRecordsTopic;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
+
+/** DeleteRecords, addressed to the partition leaders (see {@link TopicListPlanner.Addressing#LEADER}). */
+final class DeleteRecordsPlanner extends TopicListPlanner<DeleteRecordsRequestData, DeleteRecordsTopic,
+        DeleteRecordsResponseData, DeleteRecordsTopicResult> {
+
+    DeleteRecordsPlanner() {
+        super(Addressing.LEADER);
+    }
+
+    @Override
+    List<DeleteRecordsTopic> entries(DeleteRecordsRequestData request, short version) {
+        return request.topics();
+    }
+
+    @Override
+    void setEntries(DeleteRecordsRequestData request, List<DeleteRecordsTopic> entries, short version) {
+        request.setTopics(List.copyOf(entries));
+    }
+
+    @Override
+    String name(DeleteRecordsTopic entry) {
+        return entry.name();
+    }
+
+    @Override
+    void toReal(DeleteRecordsTopic entry, Located.Owner owner, PlanContext ctx) {
+        entry.setName(owner.realName());
+    }
+
+    @Override
+    List<DeleteRecordsTopicResult> results(DeleteRecordsResponseData response) {
+        return List.copyOf(response.topics());
+    }
+
+    @Override
+    String resultName(DeleteRecordsTopicResult result) {
+        return result.name();
+    }
+
+    @Override
+    void toVirtual(DeleteRecordsTopicResult result, int route, String virtualName, Uuid virtualId, PlanContext ctx) {
+        result.setName(virtualName);
+    }
+
+    @Override
+    DeleteRecordsResponseData merged(List<DeleteRecordsTopicResult> results, List<DeleteRecordsResponseData> answers,
+            short version) {
+        DeleteRecordsResponseData.DeleteRecordsTopicResultCollection topics = new DeleteRecordsResponseData.DeleteRecordsTopicResultCollection();
+        topics.addAll(results);
+        return new DeleteRecordsResponseData().setTopics(topics)
+                .setThrottleTimeMs(maxThrottle(answers, DeleteRecordsResponseData::throttleTimeMs));
+    }
+}

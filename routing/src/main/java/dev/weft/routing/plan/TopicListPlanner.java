@@ -1,0 +1,320 @@
+package dev.weft.routing.plan;
+
+import dev.weft.routing.VisibleTopic;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToIntFunction;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.Message;
+
+/**
+ * The common shape of the per-topic admin APIs: a request lists entries (topics by name or id, sometimes
+ * config resources), each owned by one route. The planner splits the entries by owning route (and
+ * destination broker), rewrites them to the route's real names and ids, sends one request per route,
+ * and merges the answers back under the client's names, in the client's order. Entries it cannot send
+ * (unknown or hidden topics, topics another route leads, refused placements) and entries of a route that
+ * failed are answered with an error in exactly the shape kafka-clients' own {@code getErrorResponse}
+ * gives them, so every partition the client named gets it.
+ *
+ * <p>A subclass describes one API's message classes: where the entries are, how an entry and a result
+ * are named, and how a response is assembled. A request whose entry list is null means "all topics" and
+ * goes to every route; the answers keep only visible topics, renamed.
+ *
+ * @param <Q> request body
+ * @param <E> request entry
+ * @param <R> response body
+ * @param <T> response entry
+ */
+abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R extends ApiMessage, T extends Message>
+        implements ColdPlanner {
+
+    /** Which broker of the owning route an entry goes to. */
+    enum Addressing {
+        /** Any broker of the owning route (brokers forward to their controller). */
+        OWNING_ROUTE,
+        /**
+         * The partition leader, which the client addressed by connecting to it: the connection's own broker
+         * when it is of the owning route; a topic of another route answers NOT_LEADER_OR_FOLLOWER so the
+         * client refreshes its metadata; a bootstrap connection sends to any broker of the owning route
+         * (which answers NOT_LEADER_OR_FOLLOWER itself where it does not lead).
+         */
+        LEADER
+    }
+
+    private final Addressing addressing;
+
+    TopicListPlanner(Addressing addressing) {
+        this.addressing = addressing;
+    }
+
+    // ---- the API's shape ----
+
+    /** The request's entries, or null for "all topics". */
+    abstract List<E> entries(Q request, short version);
+
+    abstract void setEntries(Q request, List<E> entries, short version);
+
+    /** The topic name an entry names, or null when it names a topic id. */
+    abstract String name(E entry);
+
+    /** The topic id an entry names (when {@link #name} is null). */
+    Uuid id(E entry) {
+        return Uuid.ZERO_UUID;
+    }
+
+    /** Rewrites a copy of an entry to the route's terms; may throw {@link EntryRefusal}. */
+    abstract void toReal(E entry, Located.Owner owner, PlanContext ctx);
+
+    abstract List<T> results(R response);
+
+    abstract String resultName(T result);
+
+    /** Rewrites a copy of a route's result to the client's terms. */
+    abstract void toVirtual(T result, int route, String virtualName, Uuid virtualId, PlanContext ctx);
+
+    /** The client's response from the merged results and the routes' answers (throttle, top-level fields). */
+    abstract R merged(List<T> results, List<R> answers, short version);
+
+    /** A route's top-level error (given to its entries when it answered without them). */
+    Errors topLevelError(R answer) {
+        return Errors.NONE;
+    }
+
+    /**
+     * True when a route leaves out entries it has nothing to say about (ListPartitionReassignments: topics
+     * without an ongoing reassignment): a missing result is then no error.
+     */
+    boolean omitsQuietEntries() {
+        return false;
+    }
+
+    /** What matches an entry sent to a route with its result (real terms). */
+    Object key(E realEntry) {
+        String name = name(realEntry);
+        return name != null ? name : id(realEntry);
+    }
+
+    /** Every key a route's result can be matched by (see {@link #key}). */
+    List<Object> resultKeys(T result) {
+        return List.of(resultName(result));
+    }
+
+    /** Where an entry goes: by default, the route owning the topic it names. */
+    Located locate(E entry, PlanContext ctx) {
+        String name = name(entry);
+        VisibleTopic topic;
+        if (name != null) {
+            topic = ctx.topics().resolve(name);
+            if (topic == null) {
+                return Located.unknownTopic();
+            }
+        } else {
+            topic = ctx.topics().byVirtualId(id(entry));
+            if (topic == null) {
+                return new Located.Refused(Errors.UNKNOWN_TOPIC_ID, null, false);
+            }
+        }
+        return owner(topic, ctx);
+    }
+
+    /** {@code topic}'s owner, addressed by this API's {@link Addressing}. */
+    final Located owner(VisibleTopic topic, PlanContext ctx) {
+        Destination to = Destination.ANY;
+        if (addressing == Addressing.LEADER && ctx.ownRoute() >= 0) {
+            if (ctx.ownRoute() != topic.route()) {
+                return new Located.Refused(Errors.NOT_LEADER_OR_FOLLOWER, "topic '" + topic.virtualName()
+                        + "' is led by a broker of route '" + ctx.routeName(topic.route()) + "'", false);
+            }
+            to = Destination.OWN;
+        }
+        return new Located.Owner(topic.route(), to, topic.realName(), topic.realId(), topic.virtualName(),
+                topic.virtualId());
+    }
+
+    static <R> int maxThrottle(List<R> answers, ToIntFunction<R> throttle) {
+        int max = 0;
+        for (R a : answers) {
+            max = Math.max(max, throttle.applyAsInt(a));
+        }
+        return max;
+    }
+
+    // ---- planning ----
+
+    @Override
+    public final Step plan(ApiMessage request, short version, PlanContext ctx) {
+        @SuppressWarnings("unchecked")
+        Q q = (Q) request;
+        List<E> entries = entries(q, version);
+        if (entries == null) {
+            return allTopics(q, version, ctx);
+        }
+        Q template = copy(q);
+        setEntries(template, List.of(), version);
+        List<Slot<E>> slots = new ArrayList<>(entries.size());
+        Map<RouteDestination, List<E>> byTarget = new LinkedHashMap<>();
+        for (E entry : entries) {
+            Located where = locate(entry, ctx);
+            E real = null;
+            if (where instanceof Located.Owner owner) {
+                real = copy(entry);
+                try {
+                    toReal(real, owner, ctx);
+                } catch (EntryRefusal refusal) {
+                    where = new Located.Refused(refusal.error, refusal.getMessage(), true);
+                }
+            }
+            if (where instanceof Located.Refused r && r.log()) {
+                ctx.logRefusal(r.message());
+            }
+            RouteDestination target = where instanceof Located.Owner o ? new RouteDestination(o.route(), o.to()) : null;
+            if (target != null) {
+                byTarget.computeIfAbsent(target, t -> new ArrayList<>()).add(real);
+            }
+            slots.add(new Slot<>(entry, where, real, target));
+        }
+        List<RouteDestination> targets = List.copyOf(byTarget.keySet());
+        List<Part> parts = new ArrayList<>(targets.size());
+        for (RouteDestination t : targets) {
+            Q body = copy(template);
+            setEntries(body, byTarget.get(t), version);
+            parts.add(new Part(t.route(), t.to(), version, body));
+        }
+        if (parts.isEmpty()) {
+            return Step.respond(mergeSlots(q, slots, targets, List.of(), template, version, ctx));
+        }
+        return new Step.Send(parts, answers -> Step.respond(mergeSlots(q, slots, targets, answers, template, version, ctx)));
+    }
+
+    private record RouteDestination(int route, Destination to) {
+    }
+
+    /** One client entry: where it went ({@code target}, null when answered here) and its rewritten copy. */
+    private record Slot<E>(E clientEntry, Located where, E realEntry, RouteDestination target) {
+    }
+
+    /**
+     * The client's response. An API without per-entry errors (ListPartitionReassignments) leaves unknown
+     * topics out, like a broker, and answers any other entry error for the whole request.
+     */
+    private ApiMessage mergeSlots(Q request, List<Slot<E>> slots, List<RouteDestination> targets, List<Answer> answers, Q template,
+            short version, PlanContext ctx) {
+        List<Map<Object, ArrayDeque<T>>> resultsByTarget = new ArrayList<>(targets.size());
+        List<R> answered = new ArrayList<>();
+        for (Answer a : answers) {
+            Map<Object, ArrayDeque<T>> index = new HashMap<>();
+            if (!a.failed()) {
+                @SuppressWarnings("unchecked")
+                R body = (R) a.body();
+                answered.add(body);
+                for (T result : results(body)) {
+                    for (Object key : resultKeys(result)) {
+                        if (key != null) {
+                            index.computeIfAbsent(key, k -> new ArrayDeque<>()).add(result);
+                        }
+                    }
+                }
+            }
+            resultsByTarget.add(index);
+        }
+        List<T> out = new ArrayList<>(slots.size());
+        for (Slot<E> slot : slots) {
+            EntryAnswer<T> a = switch (slot.where()) {
+                case Located.Refused r -> errorEntry(template, slot.clientEntry(), r.error(), r.message(), version);
+                case Located.Owner o -> answerFor(slot, o, targets, answers, resultsByTarget, template, version, ctx);
+            };
+            if (a.result() != null) {
+                out.add(a.result());
+            } else if (a.error() != null && a.error() != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
+                return Refusals.errorResponse(request, version, a.error(), a.message());
+            }
+        }
+        return merged(out, answered, version);
+    }
+
+    /** One entry's result, or the error it could not be given in (no per-entry errors), or neither (omitted). */
+    private record EntryAnswer<T>(T result, Errors error, String message) {
+    }
+
+    private EntryAnswer<T> answerFor(Slot<E> slot, Located.Owner owner, List<RouteDestination> targets, List<Answer> answers,
+            List<Map<Object, ArrayDeque<T>>> resultsByTarget, Q template, short version, PlanContext ctx) {
+        int i = targets.indexOf(slot.target());
+        Answer answer = answers.get(i);
+        if (answer.failed()) {
+            return errorEntry(template, slot.clientEntry(), answer.failure(),
+                    "route '" + ctx.routeName(owner.route()) + "' failed: " + answer.reason(), version);
+        }
+        ArrayDeque<T> matching = resultsByTarget.get(i).get(key(slot.realEntry()));
+        T result = matching == null ? null : matching.poll();
+        if (result == null && omitsQuietEntries()) {
+            return new EntryAnswer<>(null, null, null);
+        }
+        if (result == null) {
+            @SuppressWarnings("unchecked")
+            Errors topLevel = topLevelError((R) answer.body());
+            Errors error = topLevel != Errors.NONE ? topLevel : Errors.UNKNOWN_SERVER_ERROR;
+            return errorEntry(template, slot.clientEntry(), error,
+                    "route '" + ctx.routeName(owner.route()) + "' answered without this entry", version);
+        }
+        T copy = copy(result);
+        toVirtual(copy, owner.route(), owner.virtualName(), owner.virtualId(), ctx);
+        return new EntryAnswer<>(copy, null, null);
+    }
+
+    /** The result kafka-clients' getErrorResponse gives this one entry (under the client's names). */
+    private EntryAnswer<T> errorEntry(Q template, E clientEntry, Errors error, String message, short version) {
+        Q one = copy(template);
+        setEntries(one, List.of(copy(clientEntry)), version);
+        @SuppressWarnings("unchecked")
+        R response = (R) Refusals.errorResponse(one, version, error, message);
+        List<T> results = results(response);
+        return results.isEmpty() ? new EntryAnswer<>(null, error, message)
+                : new EntryAnswer<>(copy(results.getFirst()), null, null);
+    }
+
+    /**
+     * A request for all topics goes to every route; a failed route fails the whole request (retriably),
+     * since the client cannot be told which of its topics are missing.
+     */
+    private Step allTopics(Q request, short version, PlanContext ctx) {
+        List<Part> parts = new ArrayList<>(ctx.routeCount());
+        for (int route = 0; route < ctx.routeCount(); route++) {
+            parts.add(new Part(route, Destination.ANY, version, copy(request)));
+        }
+        return new Step.Send(parts, answers -> {
+            List<T> out = new ArrayList<>();
+            List<R> answered = new ArrayList<>(answers.size());
+            for (int route = 0; route < answers.size(); route++) {
+                Answer a = answers.get(route);
+                if (a.failed()) {
+                    return Step.respond(Refusals.errorResponse(request, version, a.failure(),
+                            "route '" + ctx.routeName(route) + "' failed: " + a.reason()));
+                }
+                @SuppressWarnings("unchecked")
+                R body = (R) a.body();
+                answered.add(body);
+                for (T result : results(body)) {
+                    String virtualName = ctx.topics().virtualNameOf(route, resultName(result));
+                    if (virtualName != null) {
+                        T copy = copy(result);
+                        toVirtual(copy, route, virtualName, ctx.topics().resolve(virtualName).virtualId(), ctx);
+                        out.add(copy);
+                    }
+                }
+            }
+            return Step.respond(merged(out, answered, version));
+        });
+    }
+
+    /** A detached deep copy: collection-typed lists refuse elements that belong to another collection. */
+    @SuppressWarnings("unchecked")
+    static <M extends Message> M copy(M message) {
+        return (M) message.duplicate();
+    }
+}
