@@ -1,0 +1,65 @@
+package dev.weft.routing.plan;
+
+import java.util.function.Function;
+import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Requests that only a group's or a transaction's coordinator serves, and that need no translation:
+ * the client found that coordinator through FindCoordinator on the home route, so a connection bound
+ * to the home route forwards the frame unchanged, and any other connection answers NOT_COORDINATOR —
+ * the normal answer of a broker that is not the coordinator, after which clients look it up again.
+ */
+final class HomeForwarding {
+
+    private HomeForwarding() {
+    }
+
+    /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup: home is the group's. */
+    static ColdPlanner group(Function<ApiMessage, String> groupIdOf) {
+        return (request, version, ctx) -> toHome(request, version, ctx, ctx.groups().homeRoute(groupIdOf.apply(request)));
+    }
+
+    /** EndTxn: home is the transactional id's. */
+    static ColdPlanner transaction(Function<ApiMessage, String> transactionalIdOf) {
+        return (request, version, ctx) -> toHome(request, version, ctx,
+                ctx.transactions().homeRoute(transactionalIdOf.apply(request)));
+    }
+
+    /**
+     * InitProducerId with a transactional id: the producer id and epoch come from the transaction's
+     * home. Without one it is the proxy's own business (virtual producer ids); it never gets here.
+     */
+    static Step initProducerId(ApiMessage request, short version, PlanContext ctx) {
+        String transactionalId = ((InitProducerIdRequestData) request).transactionalId();
+        if (transactionalId == null) {
+            return Refusals.refuse(request, version, ctx, Errors.INVALID_REQUEST,
+                    "InitProducerId without a transactional id is answered by the proxy, not planned");
+        }
+        return toHome(request, version, ctx, ctx.transactions().homeRoute(transactionalId));
+    }
+
+    /**
+     * AddOffsetsToTxn: the group's offsets are committed by the transaction's coordinator through the
+     * group's coordinator, which must be on the same cluster; else the transaction cannot commit them.
+     */
+    static Step addOffsetsToTxn(ApiMessage request, short version, PlanContext ctx) {
+        AddOffsetsToTxnRequestData req = (AddOffsetsToTxnRequestData) request;
+        int txnHome = ctx.transactions().homeRoute(req.transactionalId());
+        int groupHome = ctx.groups().homeRoute(req.groupId());
+        if (groupHome != txnHome) {
+            return Refusals.refuse(req, version, ctx, Errors.TRANSACTION_ABORTABLE, TransactionConfinement.groupElsewhere(
+                    ctx, req.transactionalId(), txnHome, req.groupId(), groupHome));
+        }
+        return toHome(req, version, ctx, txnHome);
+    }
+
+    static Step toHome(ApiMessage request, short version, PlanContext ctx, int home) {
+        if (ctx.ownRoute() == home) {
+            return Step.FORWARD;
+        }
+        return Step.respond(Refusals.errorResponse(request, version, Errors.NOT_COORDINATOR, null));
+    }
+}
