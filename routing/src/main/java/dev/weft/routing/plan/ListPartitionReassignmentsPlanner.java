@@ -42,6 +42,11 @@ final class ListPartitionReassignmentsPlanner extends TopicListPlanner<ListParti
     }
 
     @Override
+    boolean hasEntryErrors() {
+        return false;
+    }
+
+    @Override
     boolean omitsQuietEntries() {
         return true;
     }

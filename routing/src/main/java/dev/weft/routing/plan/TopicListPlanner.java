@@ -94,6 +94,14 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         return false;
     }
 
+    /**
+     * False when the API's results carry no error (ListPartitionReassignments: only a top-level error):
+     * an entry error then fails the whole request, except unknown topics, which are left out.
+     */
+    boolean hasEntryErrors() {
+        return true;
+    }
+
     /** What matches an entry sent to a route with its result (real terms). */
     Object key(E realEntry) {
         String name = name(realEntry);
@@ -269,13 +277,14 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
 
     /** The result kafka-clients' getErrorResponse gives this one entry (under the client's names). */
     private EntryAnswer<T> errorEntry(Q template, E clientEntry, Errors error, String message, short version) {
+        if (!hasEntryErrors()) {
+            return new EntryAnswer<>(null, error, message);
+        }
         Q one = copy(template);
         setEntries(one, List.of(copy(clientEntry)), version);
         @SuppressWarnings("unchecked")
         R response = (R) Refusals.errorResponse(one, version, error, message);
-        List<T> results = results(response);
-        return results.isEmpty() ? new EntryAnswer<>(null, error, message)
-                : new EntryAnswer<>(copy(results.getFirst()), null, null);
+        return new EntryAnswer<>(copy(results(response).getFirst()), null, null);
     }
 
     /**
