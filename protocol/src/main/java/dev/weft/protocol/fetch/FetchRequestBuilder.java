@@ -1,6 +1,7 @@
 package dev.weft.protocol.fetch;
 
 import dev.weft.protocol.skim.RequestSplitter;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -22,10 +23,14 @@ import java.util.BitSet;
  *   <li>{@link #keepForgottenTopics(boolean)}: forgotten_topics_data (v7+) is left empty unless kept,
  *       in which case it is copied whole: the skim cannot tell which upstream a forgotten partition
  *       belongs to, so only keep it when all of it goes to one upstream;</li>
+ *   <li>{@link #topicKeys(UpstreamTopicKeys)}: the topic names (v4–12) or ids (v13+) sent upstream in
+ *       place of the client's (topic weaving renames). Only the topics array is renamed: kept forgotten
+ *       topics are still the client's bytes, so a proxy that renames declines fetch sessions — it builds
+ *       with {@code session(0, -1)} and leaves forgotten topics out (the default);</li>
  *   <li>{@link #clientId(CharSequence)}.</li>
  * </ul>
  * Settings stay until changed; {@link #reset()} restores the defaults (copy everything, no forgotten
- * topics).
+ * topics, no renames).
  *
  * <p>The output is a whole frame, <b>4-byte size prefix included</b>, of newly written metadata only
  * (a Fetch request has no records): a {@link io.netty.buffer.CompositeByteBuf}, ready for the socket.
@@ -44,9 +49,10 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     private int maxBytes;
     private boolean keepForgotten;
 
-    /** Back to copying every top-level field from the client's request, with no forgotten topics. */
+    /** Back to copying every top-level field and topic key from the client's request, with no forgotten topics. */
     public FetchRequestBuilder reset() {
         clientId = null;
+        topicKeys = null;
         overrideSession = false;
         overrideMaxWait = false;
         overrideMinBytes = false;
@@ -87,7 +93,24 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
         return this;
     }
 
-    /** Copies forgotten_topics_data whole (true) or writes it empty (false, the default). */
+    /**
+     * Sets the topic keys written into every request built from now on: topic {@code t} of the skim goes
+     * out under {@code keys.upstreamKey(t)} (an upstream name's UTF-8 bytes before v13, a 16-byte topic
+     * id from v13) when that is not null, else under the client's key. Null (the default) writes every
+     * key as the client sent it. Kept by reference; stays until changed or {@link #reset()}.
+     *
+     * <p>forgotten_topics_data is not renamed: with renames, do not {@linkplain #keepForgottenTopics keep
+     * forgotten topics}; build sessionless full fetches ({@code session(0, -1)}) instead.
+     */
+    public FetchRequestBuilder topicKeys(UpstreamTopicKeys keys) {
+        this.topicKeys = keys;
+        return this;
+    }
+
+    /**
+     * Copies forgotten_topics_data whole (true) or writes it empty (false, the default). Copied whole means
+     * with the client's topic names or ids, also when {@link #topicKeys} renames the topics array.
+     */
     public FetchRequestBuilder keepForgottenTopics(boolean keep) {
         this.keepForgotten = keep;
         return this;

@@ -4,6 +4,7 @@ import dev.weft.protocol.skim.FrameAssembler;
 import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -17,7 +18,9 @@ import io.netty.buffer.ByteBufAllocator;
  * <p>The rules (DESIGN §5):
  * <ul>
  *   <li><b>order</b>: topics and partitions in the order of the client's request, keyed by the client's
- *       topic name (or id) bytes and partition index; topics left with no partition are omitted;</li>
+ *       topic name (or id) bytes and partition index; topics left with no partition are omitted;
+ *       upstream results are found by the key that was sent upstream (the client's, or its replacement
+ *       when the parts were built with {@link UpstreamTopicKeys});</li>
  *   <li><b>partition results</b> are copied from the upstream response the partition's route points at
  *       (aborted transactions, tagged fields and all), with {@code preferred_read_replica} and
  *       {@code current_leader.leader_id} mapped through the {@link NodeEndpointRewriter};</li>
@@ -67,7 +70,23 @@ public final class FetchResponseMerger {
      */
     public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses, short failedErrorCode,
                          int sessionId, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
-        merge.start(request, responses);
+        return merge(request, routeOf, responses, null, failedErrorCode, sessionId, rewriter, alloc);
+    }
+
+    /**
+     * Merges the upstream responses of a split request whose parts were built with renamed topics
+     * ({@link FetchRequestBuilder#topicKeys}): each request partition is matched in its upstream's
+     * response by the key that was sent (the upstream name before v13, topic id from v13), and the
+     * merged response carries the client's own key.
+     *
+     * @param topicKeys the keys the parts were built with (the same object, same answers), or null when
+     *     the client's keys were sent; kept only for the call
+     * @see #merge(FetchRequestSkim, int[], FetchResponseSkim[], short, int, NodeEndpointRewriter, ByteBufAllocator)
+     */
+    public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses,
+                         UpstreamTopicKeys topicKeys, short failedErrorCode, int sessionId,
+                         NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
+        merge.start(request, responses, topicKeys);
         short version = request.version();
         boolean flexible = request.flexible();
         TopicTable topics = request.topics();

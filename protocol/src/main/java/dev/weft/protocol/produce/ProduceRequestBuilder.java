@@ -1,6 +1,7 @@
 package dev.weft.protocol.produce;
 
 import dev.weft.protocol.skim.RequestSplitter;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.BitSet;
@@ -16,7 +17,8 @@ import java.util.BitSet;
  * not grow with the size of the batches. Topics none of whose partitions are chosen are left out.
  *
  * <p>The header is the client's (client id and header tagged fields copied) with the given correlation
- * id, unless {@link #clientId(CharSequence)} sets another client id.
+ * id, unless {@link #clientId(CharSequence)} sets another client id. Topic keys are the client's unless
+ * {@link #topicKeys(UpstreamTopicKeys)} replaces some (topic weaving renames).
  *
  * <p>One instance per core, reused; not thread-safe.
  */
@@ -32,12 +34,24 @@ public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestS
     }
 
     /**
+     * Sets the topic keys written into every request built from now on: topic {@code t} of the skim goes
+     * out under {@code keys.upstreamKey(t)} (an upstream name's UTF-8 bytes before v13, a 16-byte topic
+     * id from v13) when that is not null, else under the client's key. Null (the default) writes every
+     * key as the client sent it. Kept by reference; stays until changed.
+     */
+    public ProduceRequestBuilder topicKeys(UpstreamTopicKeys keys) {
+        this.topicKeys = keys;
+        return this;
+    }
+
+    /**
      * Builds the sub-request for one route of a split: the partitions {@code i} with
      * {@code routeOf[i] == route}.
      *
      * @param skim the client's request; its frame is borrowed, the result holds retained slices of it
      * @param routeOf per partition of the skim (0..partitionCount()-1), the route it goes to
      * @return the whole frame, size prefix included; the caller takes ownership
+     * @throws IllegalArgumentException when a {@linkplain #topicKeys topic key} does not fit the version
      */
     public ByteBuf build(ProduceRequestSkim skim, int[] routeOf, int route, int correlationId, ByteBufAllocator alloc) {
         return split(skim, null, routeOf, route, correlationId, alloc);

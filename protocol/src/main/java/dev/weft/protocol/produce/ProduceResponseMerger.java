@@ -4,6 +4,7 @@ import dev.weft.protocol.skim.FrameAssembler;
 import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -13,7 +14,9 @@ import io.netty.buffer.ByteBufAllocator;
  * §5 "Merging responses"):
  * <ul>
  *   <li>topics and partitions in the order of the client's request, each topic keyed by the client's
- *       own name (or topic id) bytes and each partition by the client's partition index;</li>
+ *       own name (or topic id) bytes and each partition by the client's partition index; upstream
+ *       results are found by the key that was sent upstream (the client's, or its replacement when the
+ *       parts were built with {@link UpstreamTopicKeys});</li>
  *   <li>each partition's result copied from the upstream response its route points at, with
  *       {@code current_leader.leader_id} mapped through the {@link NodeEndpointRewriter};</li>
  *   <li>a partition whose upstream failed (its response is {@code null}) or whose upstream response
@@ -56,7 +59,23 @@ public final class ProduceResponseMerger {
      */
     public ByteBuf merge(ProduceRequestSkim request, int[] routeOf, ProduceResponseSkim[] responses,
                          short failedErrorCode, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
-        merge.start(request, responses);
+        return merge(request, routeOf, responses, null, failedErrorCode, rewriter, alloc);
+    }
+
+    /**
+     * Merges the upstream responses of a split request whose parts were built with renamed topics
+     * ({@link ProduceRequestBuilder#topicKeys}): each request partition is matched in its upstream's
+     * response by the key that was sent (the upstream name before v13, topic id from v13), and the
+     * merged response carries the client's own key.
+     *
+     * @param topicKeys the keys the parts were built with (the same object, same answers), or null when
+     *     the client's keys were sent; kept only for the call
+     * @see #merge(ProduceRequestSkim, int[], ProduceResponseSkim[], short, NodeEndpointRewriter, ByteBufAllocator)
+     */
+    public ByteBuf merge(ProduceRequestSkim request, int[] routeOf, ProduceResponseSkim[] responses,
+                         UpstreamTopicKeys topicKeys, short failedErrorCode, NodeEndpointRewriter rewriter,
+                         ByteBufAllocator alloc) {
+        merge.start(request, responses, topicKeys);
         short version = request.version();
         boolean flexible = request.flexible();
         int partitions = request.partitionCount();

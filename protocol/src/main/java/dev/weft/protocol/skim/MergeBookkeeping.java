@@ -8,9 +8,12 @@ import java.util.Arrays;
  * answers each partition of the client's request, the largest throttle time, the union of the
  * upstreams' node endpoints, and the response header and top-level tagged fields of the merged frame.
  *
- * <p>Partitions are matched by the client's topic key bytes and partition index; each route keeps a
- * hint (where its next partition is expected), so responses in request order match in one probe and
- * reordered ones still match by a scan. Primitive arrays, grown on demand and reused: nothing is
+ * <p>Partitions are matched by the topic key bytes that were <em>sent</em> upstream and the partition
+ * index: the {@link UpstreamTopicKeys} replacement when the request was built with one for that topic,
+ * else the client's own key. (Upstream responses carry names before Produce/Fetch v13 and topic ids
+ * from v13, as the requests do.) The merged response is still written under the client's key by the
+ * mergers. Each route keeps a hint (where its next partition is expected), so responses in request
+ * order match in one probe and reordered ones still match by a scan. Primitive arrays, grown on demand and reused: nothing is
  * allocated per partition. Holds the upstream buffers (borrowed) until {@link #clear()}. One per
  * merger; not thread-safe.
  */
@@ -23,6 +26,8 @@ public final class MergeBookkeeping {
     private int[] hint = new int[8];
     private int throttle;
     private int endpointBytes;
+    /** The keys the request was built with, or null: the client's keys were sent. Until {@link #clear()}. */
+    private UpstreamTopicKeys sentKeys;
 
     /**
      * Checks that every response has the request's version and readies the tables for {@code request}.
@@ -30,6 +35,15 @@ public final class MergeBookkeeping {
      * @throws IllegalArgumentException when an upstream response has another version
      */
     public void start(RequestSkim request, ResponseSkim[] responses) {
+        start(request, responses, null);
+    }
+
+    /**
+     * As {@link #start(RequestSkim, ResponseSkim[])}, for a request whose parts were built with
+     * {@code sentKeys} (null: the client's keys were sent): {@link #find} then matches by the sent keys.
+     * Kept by reference until {@link #clear()}.
+     */
+    public void start(RequestSkim request, ResponseSkim[] responses, UpstreamTopicKeys sentKeys) {
         for (ResponseSkim response : responses) {
             if (response != null && response.version() != request.version()) {
                 throw new IllegalArgumentException(request.api + " response v" + response.version()
@@ -44,19 +58,25 @@ public final class MergeBookkeeping {
             hint = new int[Math.max(responses.length, hint.length * 2)];
         }
         Arrays.fill(hint, 0, responses.length, 0);
+        this.sentKeys = sentKeys;
     }
 
     /** The partition of {@code response} (from route {@code route}) that answers request partition {@code i}, or -1. */
+    /**
+     * The partition of {@code response} (from route {@code route}) that answers request partition
+     * {@code i}, or -1: same partition index, and the topic key sent upstream (see {@link #start}).
+     */
     public int find(RequestSkim request, int i, ResponseSkim response, int route) {
         int index = request.partitionIndex(i);
         int topic = request.partitionTopic(i);
+        byte[] sent = sentKeys == null ? null : sentKeys.upstreamKey(topic);
         int expected = hint[route];
-        if (expected < response.partitionCount() && matches(request, topic, index, response, expected)) {
+        if (expected < response.partitionCount() && matches(request, topic, sent, index, response, expected)) {
             hint[route] = expected + 1;
             return expected;
         }
         for (int j = 0; j < response.partitionCount(); j++) {
-            if (matches(request, topic, index, response, j)) {
+            if (matches(request, topic, sent, index, response, j)) {
                 hint[route] = j + 1;
                 return j;
             }
@@ -64,10 +84,15 @@ public final class MergeBookkeeping {
         return -1;
     }
 
-    private static boolean matches(RequestSkim request, int topic, int index, ResponseSkim response, int j) {
-        return response.partitionIndex(j) == index
-                && TopicTable.sameKey(request.buffer(), request.topics, topic,
-                        response.buffer(), response.topics, response.partitionTopic(j));
+    /** Partition {@code j} of the response has {@code index} and the key sent for {@code topic}: {@code sent}, or the client's when null. */
+    private static boolean matches(RequestSkim request, int topic, byte[] sent, int index, ResponseSkim response, int j) {
+        if (response.partitionIndex(j) != index) {
+            return false;
+        }
+        int upstreamTopic = response.partitionTopic(j);
+        return sent == null
+                ? TopicTable.sameKey(request.buffer(), request.topics, topic, response.buffer(), response.topics, upstreamTopic)
+                : TopicTable.sameKey(response.buffer(), response.topics, upstreamTopic, sent);
     }
 
     public void match(int i, int j) {
@@ -126,8 +151,9 @@ public final class MergeBookkeeping {
         }
     }
 
-    /** Drops the references to upstream buffers and rewriter strings. */
+    /** Drops the references to upstream buffers, rewriter strings and the sent keys. */
     public void clear() {
         union.clear();
+        sentKeys = null;
     }
 }

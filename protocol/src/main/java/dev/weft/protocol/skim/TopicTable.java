@@ -3,6 +3,9 @@ package dev.weft.protocol.skim;
 import dev.weft.protocol.wire.WireCursor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.kafka.common.Uuid;
@@ -24,6 +27,9 @@ public final class TopicTable {
 
     /** Bytes of a topic id (UUID) on the wire. */
     public static final int TOPIC_ID_BYTES = 16;
+
+    /** Big-endian longs out of a byte[] (as ByteBuf.getLong reads them), for comparing keys without a wrapper. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private int count;
     private int[] entryOffset = new int[8];
@@ -137,6 +143,31 @@ public final class TopicTable {
     public static boolean sameKey(ByteBuf a, TopicTable ta, int i, ByteBuf b, TopicTable tb, int j) {
         int len = ta.keyLength[i];
         return len == tb.keyLength[j] && ByteBufUtil.equals(a, ta.keyOffset[i], b, tb.keyOffset[j], len);
+    }
+
+    /**
+     * True when topic {@code j} of {@code b} has exactly the raw key bytes {@code key} (a name's UTF-8
+     * bytes or a 16-byte topic id, no length prefix: see {@link UpstreamTopicKeys}). Compares eight bytes
+     * at a time; allocates nothing.
+     */
+    public static boolean sameKey(ByteBuf b, TopicTable tb, int j, byte[] key) {
+        int len = key.length;
+        if (len != tb.keyLength[j]) {
+            return false;
+        }
+        int at = tb.keyOffset[j];
+        int k = 0;
+        for (; k + Long.BYTES <= len; k += Long.BYTES) {
+            if (b.getLong(at + k) != (long) LONGS.get(key, k)) {
+                return false;
+            }
+        }
+        for (; k < len; k++) {
+            if (b.getByte(at + k) != key[k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void grow() {

@@ -1,0 +1,65 @@
+package dev.weft.protocol.skim;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The topic keys to send upstream in place of the client's, per topic of a skimmed Produce or Fetch
+ * request (topic weaving renames: DESIGN §5 "Topic ids", issue #4). {@link RequestSplitter} writes the
+ * replacement key of each topic it sends; the response mergers match upstream answers by that same
+ * <em>sent</em> key and write the <em>client's</em> key into the client's response.
+ *
+ * <p>A key is raw bytes, without any length prefix:
+ * <ul>
+ *   <li>versions with topic names (Produce v3–12, Fetch v4–12): the UTF-8 bytes of the upstream name;
+ *       the writer adds the STRING (int16) or COMPACT_STRING (uvarint) length;</li>
+ *   <li>versions with topic ids (Produce v13+, Fetch v13+): the 16 bytes of the upstream topic id
+ *       (most significant long first, big-endian, as on the wire).</li>
+ * </ul>
+ * {@code null} means "send the client's key unchanged". The caller precomputes the byte arrays
+ * (per virtual topic, when the topology snapshot is built: {@link #nameKey}, {@link #topicIdKey}) and
+ * hands out the same arrays for every request, so nothing is allocated per request or partition. The
+ * arrays are read, never written or kept, by the builders and mergers.
+ *
+ * <p>Implementations are asked on the event loop, once per chosen topic per split and once or a few
+ * times per partition per merge: keep {@link #upstreamKey(int)} an array lookup. A key of the wrong kind
+ * (not 16 bytes where topic ids are used, or a name longer than 32767 bytes) is refused with an
+ * {@link IllegalArgumentException} when the request is built.
+ */
+@FunctionalInterface
+public interface UpstreamTopicKeys {
+
+    /**
+     * The key to send upstream for topic {@code t} of the request (0..{@code topicCount()-1}, the skim's
+     * topic order), or null to send the client's own key.
+     */
+    byte[] upstreamKey(int t);
+
+    /**
+     * Keys by topic index from an array the caller owns and may refill between requests (kept by
+     * reference): {@code keys[t]}, or null past its end.
+     */
+    static UpstreamTopicKeys of(byte[][] keys) {
+        return t -> t < keys.length ? keys[t] : null;
+    }
+
+    /** The key for an upstream topic name: its UTF-8 bytes (allocates: precompute it). */
+    static byte[] nameKey(String name) {
+        return name.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The key for an upstream topic id: its 16 wire bytes (allocates: precompute it). */
+    static byte[] topicIdKey(Uuid id) {
+        return topicIdKey(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    /** The key for an upstream topic id given as two longs (allocates: precompute it). */
+    static byte[] topicIdKey(long mostSignificantBits, long leastSignificantBits) {
+        byte[] key = new byte[TopicTable.TOPIC_ID_BYTES];
+        for (int b = 0; b < 8; b++) {
+            key[b] = (byte) (mostSignificantBits >>> (56 - 8 * b));
+            key[8 + b] = (byte) (leastSignificantBits >>> (56 - 8 * b));
+        }
+        return key;
+    }
+}
