@@ -60,6 +60,11 @@ final class DescribeConfigsPlanner extends ConfigResourcePlanner<DescribeConfigs
     }
 
     @Override
+    void setErrorMessage(DescribeConfigsResult result, String message) {
+        result.setErrorMessage(message);
+    }
+
+    @Override
     DescribeConfigsResponseData merged(List<DescribeConfigsResult> results, List<DescribeConfigsResponseData> answers,
             short version) {
         return new DescribeConfigsResponseData().setResults(results)

@@ -102,6 +102,13 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         return true;
     }
 
+    /**
+     * Puts {@code message} on an error result, for APIs whose {@code getErrorResponse} writes the error's
+     * default text instead of the message it was given (DescribeConfigs).
+     */
+    void setErrorMessage(T result, String message) {
+    }
+
     /** What matches an entry sent to a route with its result (real terms). */
     Object key(E realEntry) {
         String name = name(realEntry);
@@ -284,7 +291,11 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         setEntries(one, List.of(copy(clientEntry)), version);
         @SuppressWarnings("unchecked")
         R response = (R) Refusals.errorResponse(one, version, error, message);
-        return new EntryAnswer<>(copy(results(response).getFirst()), null, null);
+        T result = copy(results(response).getFirst());
+        if (message != null) {
+            setErrorMessage(result, message);
+        }
+        return new EntryAnswer<>(result, null, null);
     }
 
     /**
