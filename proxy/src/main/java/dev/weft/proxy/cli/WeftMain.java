@@ -41,7 +41,7 @@ public final class WeftMain {
                     yield usage(err, 2);
                 }
             };
-        } catch (ConfigException | UnsupportedConfigurationException e) {
+        } catch (ConfigException | UnsupportedConfigurationException | dev.weft.proxy.weave.WeaveStartException e) {
             err.println(e.getMessage());
             return 2;
         } catch (UsageException e) {

@@ -3,7 +3,6 @@ package dev.weft.proxy.gateway;
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
-import dev.weft.proxy.session.ClientSession;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import io.netty.channel.Channel;
@@ -51,6 +50,6 @@ final class GatewayListeners {
         pipeline.addLast(
                 new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
                 new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true),
-                new ClientSession(target, sessions));
+                target.newSession(sessions));
     }
 }

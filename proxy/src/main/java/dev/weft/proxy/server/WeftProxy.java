@@ -20,6 +20,8 @@ import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.tls.TlsContexts;
 import dev.weft.proxy.upstream.UpstreamCluster;
+import dev.weft.proxy.weave.WeaveRuntime;
+import dev.weft.proxy.weave.WovenVirtualClusters;
 import dev.weft.testkit.KafkaCluster;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
@@ -48,6 +50,7 @@ public final class WeftProxy implements AutoCloseable {
     private final List<KafkaCluster> embedded = new ArrayList<>();
     private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
     private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
+    private final Map<String, WeaveRuntime> wovenClusters = new LinkedHashMap<>();
     private EventLoops loops;
     private final SessionRegistry registry = new SessionRegistry();
     private ProxyMetrics metrics;
@@ -62,14 +65,6 @@ public final class WeftProxy implements AutoCloseable {
 
     /** Starts everything the config describes; on any failure, stops what was started and rethrows. */
     public static WeftProxy start(WeftConfig config) {
-        for (VirtualClusterConfig vc : config.virtualClusters().values()) {
-            if (vc.targetRouter() != null) {
-                throw new UnsupportedConfigurationException(config.source() + ": virtualClusters." + vc.name()
-                        + ".target: virtual cluster '" + vc.name() + "' targets router '" + vc.targetRouter()
-                        + "'; this version validates routing graphs (weft validate) but serves only virtual clusters"
-                        + " that target a cluster directly");
-            }
-        }
         WeftProxy proxy = new WeftProxy(config);
         try {
             proxy.startUp();
@@ -101,6 +96,12 @@ public final class WeftProxy implements AutoCloseable {
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
                 server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests());
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
+            if (vc.targetRouter() != null) {
+                WeaveRuntime runtime = WovenVirtualClusters.start(config, vc, clusters, replicaId());
+                wovenClusters.put(vc.name(), runtime);
+                runtime.bind(loops, buffers, sessions);
+                continue;
+            }
             VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
             virtualClusters.put(vc.name(), runtime);
             runtime.bind(loops, buffers, sessions);
@@ -137,6 +138,17 @@ public final class WeftProxy implements AutoCloseable {
         return resolved;
     }
 
+    /** Who this process is in the fleet state's log lines: host name and process id. */
+    private static String replicaId() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        return host + "/" + ProcessHandle.current().pid();
+    }
+
     /** The transport the event loops use (io_uring where the kernel allows). */
     public Transport transport() {
         return loops.transport();
@@ -149,10 +161,14 @@ public final class WeftProxy implements AutoCloseable {
     /** The bootstrap address of each gateway of a virtual cluster, as clients should be given it. */
     public List<String> bootstrapAddresses(String virtualCluster) {
         VirtualClusterRuntime vc = virtualClusters.get(virtualCluster);
-        if (vc == null) {
+        if (vc != null) {
+            return vc.gateways().stream().map(Gateway::bootstrapAddress).toList();
+        }
+        WeaveRuntime woven = wovenClusters.get(virtualCluster);
+        if (woven == null) {
             throw new IllegalArgumentException("no virtual cluster named '" + virtualCluster + "'");
         }
-        return vc.gateways().stream().map(Gateway::bootstrapAddress).toList();
+        return woven.gateways().stream().map(Gateway::bootstrapAddress).toList();
     }
 
     public UpstreamCluster cluster(String name) {
@@ -209,6 +225,9 @@ public final class WeftProxy implements AutoCloseable {
         closing = true;
         for (VirtualClusterRuntime vc : virtualClusters.values()) {
             vc.close(); // stop accepting first
+        }
+        for (WeaveRuntime vc : wovenClusters.values()) {
+            vc.close();
         }
         Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
         int open = registry.openConnections();

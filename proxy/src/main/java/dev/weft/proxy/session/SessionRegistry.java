@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 public final class SessionRegistry {
 
     /** The user event that asks a session to drain. */
-    static final Object DRAIN = new Object() {
+    public static final Object DRAIN = new Object() {
         @Override
         public String toString() {
             return "DRAIN";
@@ -23,7 +23,7 @@ public final class SessionRegistry {
 
     private final ChannelGroup clients = new DefaultChannelGroup("weft-clients", GlobalEventExecutor.INSTANCE);
 
-    void register(Channel client) {
+    public void register(Channel client) {
         clients.add(client); // removed by the group itself when the channel closes
     }
 

@@ -1,5 +1,6 @@
 package dev.weft.proxy.session;
 
+import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.function.BiConsumer;
@@ -31,4 +32,9 @@ public interface SessionTarget {
 
     /** Tells the topology that a connection to this address failed, so it can be refreshed. */
     void reportUnreachable(InetSocketAddress address, Throwable cause);
+
+    /** The handler serving one accepted client connection: a {@link ClientSession} unless the target says otherwise. */
+    default ChannelHandler newSession(SessionSettings settings) {
+        return new ClientSession(this, settings);
+    }
 }

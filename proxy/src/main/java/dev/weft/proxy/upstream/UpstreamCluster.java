@@ -18,7 +18,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
+import dev.weft.routing.RealTopic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,6 +160,30 @@ public final class UpstreamCluster implements AutoCloseable {
             mine.completeExceptionally(e);
         }
         return mine;
+    }
+
+    /**
+     * The cluster's topics (names and ids; internal topics left out), read with the discovery Admin
+     * client on its own thread: the topic catalog of a woven virtual cluster is built from these.
+     */
+    public CompletableFuture<List<RealTopic>> listTopics() {
+        CompletableFuture<List<RealTopic>> out = new CompletableFuture<>();
+        try {
+            admin().listTopics(new ListTopicsOptions().timeoutMs(10_000)).listings().whenComplete((listings, error) -> {
+                if (error != null) {
+                    out.completeExceptionally(error);
+                    return;
+                }
+                List<RealTopic> topics = new ArrayList<>(listings.size());
+                for (TopicListing l : listings) {
+                    topics.add(new RealTopic(l.name(), l.topicId() == null ? Uuid.ZERO_UUID : l.topicId()));
+                }
+                out.complete(topics);
+            });
+        } catch (RuntimeException e) {
+            out.completeExceptionally(e);
+        }
+        return out;
     }
 
     private Admin admin() {

@@ -1,0 +1,75 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.protocol.ApiKeyTable;
+import dev.weft.protocol.cold.ColdCodec;
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.protocol.header.ResponseHeaderView;
+import dev.weft.routing.plan.Answer;
+import dev.weft.routing.plan.Part;
+import io.netty.buffer.ByteBuf;
+import java.util.function.Consumer;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/** One cold-path request to one broker and its decoded answer (kafka-clients' message classes). */
+final class ColdExchange {
+
+    private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+
+    private ColdExchange() {
+    }
+
+    /** Writes one part to a link and decodes its answer; NOT_COORDINATOR forgets a cached coordinator. */
+    static void send(WovenSession session, UpstreamLink link, Part part, String clientId, Consumer<Answer> done,
+            String coordinatedGroup) {
+        RequestHeaderData h = new RequestHeaderData()
+                .setRequestApiKey(part.apiKey())
+                .setRequestApiVersion(part.version())
+                .setClientId(clientId)
+                .setCorrelationId(0);
+        ByteBuf out = ColdCodec.writeRequest(session.client.alloc(), h, part.body());
+        session.metrics.requestForwarded(part.apiKey(), out.readableBytes());
+        link.send(out, new UpstreamLink.Exchange() {
+            @Override
+            public void onResponse(ByteBuf response) {
+                Answer answer;
+                try {
+                    AbstractResponse parsed = parse(response, part);
+                    if (coordinatedGroup != null && (parsed.errorCounts().containsKey(Errors.NOT_COORDINATOR)
+                            || parsed.errorCounts().containsKey(Errors.COORDINATOR_NOT_AVAILABLE))) {
+                        session.cacheCoordinator(part.route(), coordinatedGroup, null);
+                    }
+                    answer = Answer.of(parsed.data());
+                } catch (RuntimeException e) {
+                    answer = Answer.failed(Errors.UNKNOWN_SERVER_ERROR, link.name() + " sent a " + ApiKeyTable.name(part.apiKey())
+                            + " v" + part.version() + " response that does not parse: " + e.getMessage());
+                } finally {
+                    response.release();
+                }
+                done.accept(answer);
+            }
+
+            @Override
+            public void onFailure(Errors error, String reason) {
+                if (coordinatedGroup != null) {
+                    session.cacheCoordinator(part.route(), coordinatedGroup, null);
+                }
+                done.accept(Answer.failed(error, reason));
+            }
+        });
+    }
+
+    static AbstractResponse parse(ByteBuf response, Part part) {
+        int headerStart = response.readerIndex() + PREFIX;
+        int bodyStart = headerStart + new ResponseHeaderView().wrap(response, headerStart).headerLength(part.apiKey(), part.version());
+        // Copied out of the frame: cold-path responses hold no records, and the frame is released at once.
+        byte[] body = new byte[response.writerIndex() - bodyStart];
+        response.getBytes(bodyStart, body);
+        return AbstractResponse.parseResponse(ApiKeys.forId(part.apiKey()),
+                new ByteBufferAccessor(java.nio.ByteBuffer.wrap(body)), part.version());
+    }
+
+}

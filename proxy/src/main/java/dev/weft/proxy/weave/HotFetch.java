@@ -1,0 +1,110 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.protocol.fetch.FetchRequestBuilder;
+import dev.weft.protocol.fetch.FetchRequestSkim;
+import dev.weft.protocol.fetch.FetchResponseMerger;
+import dev.weft.protocol.fetch.FetchResponseSkim;
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.proxy.weave.ResponseSlots.Slot;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Fetch on a woven connection (hot path): partitions of topics on the connection's cluster go to its
+ * broker under their real names or ids; others are answered with an error (unknown topic; another
+ * cluster's topic: NOT_LEADER_OR_FOLLOWER). The request is always rebuilt around the client's partition
+ * entries ({@link FetchRequestBuilder}) as a <em>sessionless</em> full fetch (session 0, epoch -1) and
+ * the client is answered with session id 0: fetch sessions (KIP-227) are declined towards the client,
+ * which then keeps sending full fetches — what real clients do with a broker that has no session
+ * slots. That keeps renamed topics right in every request (an incremental request would name
+ * only changed partitions, by names the broker does not know). Records travel as retained slices.
+ */
+final class HotFetch {
+
+    private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+    private static final int NO_SESSION = 0;
+    private static final int SESSIONLESS_EPOCH = -1;
+
+    private final WovenSession session;
+    private final FetchRequestSkim skim = new FetchRequestSkim();
+    private final FetchResponseSkim responseSkim = new FetchResponseSkim();
+    private final FetchRequestBuilder builder = new FetchRequestBuilder();
+    private final FetchResponseMerger merger = new FetchResponseMerger();
+    private final FetchResponseSkim[] one = new FetchResponseSkim[1];
+    private final ArrayDeque<TopicPlacement> free = new ArrayDeque<>(4);
+
+    HotFetch(WovenSession session) {
+        this.session = session;
+        builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
+    }
+
+    /** Takes ownership of {@code frame}. */
+    void handle(ByteBuf frame, Slot slot, short version) {
+        skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        TopicPlacement placement = acquire().place(skim, session.runtime.catalog(), session.ownRoute);
+        short refusal = placement.unknownTopics
+                ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                : Errors.NOT_LEADER_OR_FOLLOWER.code();
+        if (placement.routed == 0) {
+            ByteBuf answer = merge(placement, null, refusal);
+            release(placement);
+            frame.release();
+            session.complete(slot, answer);
+            return;
+        }
+        ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());
+        session.links.own().send(out, new UpstreamLink.Exchange() {
+            @Override
+            public void onResponse(ByteBuf response) {
+                ByteBuf answer = null;
+                try {
+                    skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+                    answer = merge(placement, responseSkim.wrap(response, response.readerIndex() + PREFIX,
+                            response.writerIndex(), skim.version()), refusal);
+                } catch (RuntimeException e) {
+                    session.failed("cannot merge a Fetch response", e);
+                } finally {
+                    response.release();
+                    frame.release();
+                    release(placement);
+                }
+                if (answer != null) {
+                    session.complete(slot, answer);
+                }
+            }
+
+            @Override
+            public void onFailure(Errors error, String reason) {
+                frame.release();
+                release(placement);
+                session.complete(slot, null);
+            }
+        });
+    }
+
+    private ByteBuf merge(TopicPlacement placement, FetchResponseSkim response, short refusal) {
+        one[0] = response;
+        try {
+            return merger.merge(skim, placement.routeOf, one, placement, refusal, NO_SESSION,
+                    session.runtime.endpoints(session.addresses, session.ownRoute), session.client.alloc());
+        } finally {
+            one[0] = null;
+        }
+    }
+
+    private TopicPlacement acquire() {
+        TopicPlacement p = free.poll();
+        return p != null ? p : new TopicPlacement();
+    }
+
+    private void release(TopicPlacement p) {
+        if (free.size() < 8) {
+            free.add(p);
+        }
+    }
+
+    void release() {
+        free.clear();
+    }
+}

@@ -1,0 +1,64 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.routing.merge.MetadataWeave;
+import dev.weft.routing.plan.Answer;
+import dev.weft.routing.plan.ColdPlanner;
+import dev.weft.routing.plan.Destination;
+import dev.weft.routing.plan.Part;
+import dev.weft.routing.plan.PlanContext;
+import dev.weft.routing.plan.Step;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+
+/**
+ * Metadata of a woven virtual cluster: one request per route (its real topic names), one merged
+ * answer ({@link MetadataWeave}) with virtual node ids at the gateway's addresses, the virtual cluster
+ * id and the catalog's names and ids. The routes' broker lists feed their topology caches; a topic the
+ * client names that the catalog does not know makes the catalog refresh (rate-limited), so a topic
+ * created behind the proxy's back shows up on the client's next retry.
+ */
+final class MetadataPlanner implements ColdPlanner {
+
+    private final WeaveRuntime runtime;
+
+    MetadataPlanner(WeaveRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    @Override
+    public Step plan(ApiMessage request, short version, PlanContext ctx) {
+        MetadataRequestData req = (MetadataRequestData) request;
+        var topics = ctx.topics();
+        if (req.topics() != null) {
+            for (MetadataRequestData.MetadataRequestTopic t : req.topics()) {
+                if (t.name() != null && topics.resolve(t.name()) == null) {
+                    runtime.catalogs().refreshSoon();
+                    break;
+                }
+            }
+        }
+        List<Part> parts = new ArrayList<>();
+        for (int route = 0; route < ctx.routeCount(); route++) {
+            parts.add(new Part(route, Destination.ANY, version, MetadataWeave.requestFor(req, topics, route)));
+        }
+        return new Step.Send(parts, answers -> {
+            List<MetadataResponseData> byRoute = new ArrayList<>();
+            for (int route = 0; route < answers.size(); route++) {
+                Answer a = answers.get(route);
+                MetadataResponseData data = a.failed() ? null : (MetadataResponseData) a.body();
+                byRoute.add(data);
+                if (data != null) {
+                    runtime.learnBrokers(route, data);
+                }
+            }
+            MetadataResponseData merged = MetadataWeave.merge(req, byRoute, topics, ctx::toVirtualNodeId, ctx.virtualClusterId());
+            for (MetadataResponseData.MetadataResponseBroker b : merged.brokers()) {
+                b.setHost(ctx.brokerHost(b.nodeId())).setPort(ctx.brokerPort(b.nodeId()));
+            }
+            return Step.respond(merged);
+        });
+    }
+}

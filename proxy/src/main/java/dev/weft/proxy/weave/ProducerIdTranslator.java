@@ -1,0 +1,21 @@
+package dev.weft.proxy.weave;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Virtual producer id → the producer id another cluster allocated for it (DESIGN §5), agreed across
+ * every proxy replica (fleet state). {@link #cached} is asked for every batch bound for a cluster other
+ * than the producer-id home; {@link #claim} runs once per (producer, cluster).
+ */
+public interface ProducerIdTranslator {
+
+    /** The agreed id of {@code virtualPid} on {@code route}, or -1 when not known yet. Cheap; any thread. */
+    long cached(long virtualPid, int route);
+
+    /**
+     * Agrees on the id of {@code virtualPid} on {@code route}: uses the known one, or allocates one with
+     * {@code allocate} and claims it. Completes on some other thread.
+     */
+    CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate);
+}

@@ -1,0 +1,93 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.routing.GroupRouting;
+import dev.weft.routing.TopicRouting;
+import dev.weft.routing.TransactionRouting;
+import dev.weft.routing.plan.PlanContext;
+
+/** What planners see of a woven session: the runtime's current snapshots plus the connection's route and gateway. */
+final class SessionPlanContext implements PlanContext {
+
+    private final WovenSession session;
+
+    SessionPlanContext(WovenSession session) {
+        this.session = session;
+    }
+
+    @Override
+    public TopicRouting topics() {
+        return session.runtime.catalog().topics();
+    }
+
+    @Override
+    public GroupRouting groups() {
+        return session.runtime.router().groups();
+    }
+
+    @Override
+    public TransactionRouting transactions() {
+        return session.runtime.router().transactions();
+    }
+
+    @Override
+    public int routeCount() {
+        return session.runtime.routeCount();
+    }
+
+    @Override
+    public String routeName(int route) {
+        return session.runtime.routeName(route);
+    }
+
+    @Override
+    public int ownRoute() {
+        return session.ownRoute;
+    }
+
+    @Override
+    public int toVirtualNodeId(int route, int realNodeId) {
+        return session.runtime.bijection().toVirtual(route, realNodeId);
+    }
+
+    @Override
+    public int routeOfVirtualNodeId(int virtualNodeId) {
+        return session.runtime.bijection().routeOf(virtualNodeId);
+    }
+
+    @Override
+    public int realNodeId(int virtualNodeId) {
+        return session.runtime.bijection().realNodeId(virtualNodeId);
+    }
+
+    @Override
+    public String brokerHost(int virtualNodeId) {
+        return session.addresses.brokerPort(virtualNodeId) > 0 ? session.addresses.brokerHost(virtualNodeId)
+                : session.addresses.bootstrapHost();
+    }
+
+    @Override
+    public int brokerPort(int virtualNodeId) {
+        int port = session.addresses.brokerPort(virtualNodeId);
+        return port > 0 ? port : session.addresses.bootstrapPort();
+    }
+
+    @Override
+    public String virtualClusterId() {
+        return session.runtime.virtualClusterId();
+    }
+
+    @Override
+    public String virtualClusterName() {
+        return session.runtime.name();
+    }
+
+    @Override
+    public short maxVersion(short apiKey) {
+        return session.runtime.apiVersions().maxVersion(apiKey);
+    }
+
+    @Override
+    public void logRefusal(String message) {
+        session.logRefusal(message);
+    }
+}

@@ -1,0 +1,235 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.protocol.header.RequestHeaderView;
+import dev.weft.protocol.header.ResponseHeaderView;
+import dev.weft.proxy.session.SessionSettings;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import org.agrona.collections.IntArrayQueue;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One connection from a woven session to one real broker, on the session's event loop. Requests are
+ * written with the link's own correlation ids; the broker answers a connection in order, so each
+ * response goes to the oldest waiting {@link Exchange}. Frames written before the connection is up
+ * wait, in order. When the connection fails every waiting exchange is told, once.
+ */
+final class UpstreamLink {
+
+    /** Who waits for one response; runs on the session's event loop. */
+    interface Exchange {
+        /** The response frame (size prefix kept), with the link's correlation id; takes ownership. */
+        void onResponse(ByteBuf frame);
+
+        /** No response will come: the connection could not be made or broke. */
+        void onFailure(Errors error, String reason);
+    }
+
+    /** What the owning session hears about the link's life. */
+    interface Owner {
+        void onLinkClosed(UpstreamLink link);
+
+        void onLinkWritabilityChanged(UpstreamLink link, boolean writable);
+
+        void onLinkReadComplete();
+    }
+
+    private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+
+    private final String name;
+    private final Owner owner;
+    private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
+    private final ArrayDeque<Exchange> waiting = new ArrayDeque<>(4);
+    private final IntArrayQueue waitingIds = new IntArrayQueue(8, -1);
+    private final RequestHeaderView header = new RequestHeaderView();
+    private Channel channel;
+    private int nextCorrelationId;
+    private boolean closed;
+    private String closeReason = "not connected";
+
+    UpstreamLink(String name, Owner owner) {
+        this.name = name;
+        this.owner = owner;
+    }
+
+    /** For log lines: "cluster 'east' broker 1 (127.0.0.1:9092)". */
+    String name() {
+        return name;
+    }
+
+    void connect(SessionSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls) {
+        int maxFrameBytes = settings.maxFrameBytes();
+        settings.loops().clientBootstrap(loop, settings.buffers())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, settings.connectTimeoutMillis())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (tls != null) {
+                            ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
+                        }
+                        ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes, "broker " + address, true), new Handler());
+                    }
+                })
+                .connect(address)
+                .addListener((ChannelFutureListener) f -> {
+                    if (!f.isSuccess()) {
+                        fail(Errors.NETWORK_EXCEPTION, "cannot connect to " + name + ": " + f.cause().getMessage());
+                    } else if (closed) {
+                        f.channel().close();
+                    } else {
+                        channel = f.channel();
+                        ByteBuf frame;
+                        while ((frame = unsent.poll()) != null) {
+                            channel.write(frame, channel.voidPromise());
+                        }
+                        channel.flush();
+                    }
+                });
+    }
+
+    /**
+     * Sends a request frame (size prefix included; its correlation id is overwritten with the link's).
+     * Takes ownership of {@code frame}. {@code exchange} null: no response is expected (acks=0).
+     * Does not flush: call {@link #flush()} after a batch.
+     */
+    void send(ByteBuf frame, Exchange exchange) {
+        if (closed) {
+            frame.release();
+            if (exchange != null) {
+                exchange.onFailure(Errors.NETWORK_EXCEPTION, closeReason);
+            }
+            return;
+        }
+        int id = nextCorrelationId++ & Integer.MAX_VALUE;
+        header.wrap(frame, frame.readerIndex() + PREFIX).correlationId(id);
+        if (exchange != null) {
+            waiting.add(exchange);
+            waitingIds.addInt(id);
+        }
+        if (channel == null) {
+            unsent.add(frame);
+        } else {
+            channel.write(frame, channel.voidPromise());
+        }
+    }
+
+    void flush() {
+        if (channel != null) {
+            channel.flush();
+        }
+    }
+
+    boolean isWritable() {
+        return channel == null || channel.isWritable();
+    }
+
+    void setAutoRead(boolean read) {
+        if (channel != null && channel.config().isAutoRead() != read) {
+            channel.config().setAutoRead(read);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    boolean hasWaiting() {
+        return !waiting.isEmpty();
+    }
+
+    void close() {
+        fail(Errors.NETWORK_EXCEPTION, "the session closed");
+    }
+
+    /** The broker's address could not be found (discovery failed): fails everything waiting. */
+    void failUnresolved(String reason) {
+        fail(Errors.NETWORK_EXCEPTION, "no address for " + name + ": " + reason);
+    }
+
+    String closeReason() {
+        return closeReason;
+    }
+
+    private void onFrame(ByteBuf frame) {
+        int bodyOffset = frame.readerIndex() + PREFIX;
+        if (frame.writerIndex() - bodyOffset < ResponseHeaderView.FIXED_LENGTH) {
+            frame.release();
+            fail(Errors.NETWORK_EXCEPTION, name + " sent a response too short for a header");
+            return;
+        }
+        int id = ResponseHeaderView.correlationId(frame, bodyOffset);
+        int expected = waitingIds.peekInt();
+        if (expected != id) {
+            frame.release();
+            fail(Errors.NETWORK_EXCEPTION, name + " answered correlation id " + id + " but "
+                    + (expected < 0 ? "no response" : Integer.toString(expected)) + " was expected");
+            return;
+        }
+        waitingIds.pollInt();
+        waiting.poll().onResponse(frame);
+    }
+
+    private void fail(Errors error, String reason) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeReason = reason;
+        ByteBuf frame;
+        while ((frame = unsent.poll()) != null) {
+            frame.release();
+        }
+        if (channel != null) {
+            channel.close();
+        }
+        waitingIds.clear();
+        Exchange e;
+        while ((e = waiting.poll()) != null) {
+            e.onFailure(error, reason);
+        }
+        owner.onLinkClosed(this);
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (closed) {
+                ((ByteBuf) msg).release();
+                return;
+            }
+            onFrame((ByteBuf) msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            owner.onLinkReadComplete();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            owner.onLinkWritabilityChanged(UpstreamLink.this, ctx.channel().isWritable());
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            fail(Errors.NETWORK_EXCEPTION, name + " closed the connection");
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            fail(Errors.NETWORK_EXCEPTION, "connection to " + name + " failed: " + cause.getMessage());
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.weft.proxy.weave;
+
+import dev.weft.proxy.upstream.UpstreamCluster;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The upstream connections of one woven session: its own broker's (if it is a broker connection),
+ * one to "any broker" per route (Metadata, admin requests), and one per other real broker it had to
+ * reach (coordinators). Opened on first use, on the session's event loop; a broken one is dropped
+ * and opened again by the next request that needs it.
+ */
+final class UpstreamLinks implements UpstreamLink.Owner {
+
+    private static final int ANY = -1;
+
+    private final WovenSession session;
+    private final Map<Long, UpstreamLink> byKey = new HashMap<>();
+    private UpstreamLink own;
+
+    UpstreamLinks(WovenSession session) {
+        this.session = session;
+    }
+
+    private static long key(int route, int nodeId) {
+        return ((long) route << 32) | (nodeId & 0xffffffffL);
+    }
+
+    void openOwn(int realNodeId) {
+        own = open(session.ownRoute, realNodeId);
+    }
+
+    UpstreamLink own() {
+        return own;
+    }
+
+    boolean ownWritable() {
+        return own == null || own.isWritable();
+    }
+
+    /** A link to any broker of {@code route}. */
+    UpstreamLink any(int route) {
+        return link(route, ANY);
+    }
+
+    /** A link to real broker {@code nodeId} of {@code route} (the own link when that is the one). */
+    UpstreamLink broker(int route, int nodeId) {
+        if (own != null && route == session.ownRoute && nodeId == session.runtime.bijection().realNodeId(session.virtualNodeId)) {
+            return own;
+        }
+        return link(route, nodeId);
+    }
+
+    private UpstreamLink link(int route, int nodeId) {
+        UpstreamLink l = byKey.get(key(route, nodeId));
+        if (l == null || l.isClosed()) {
+            l = open(route, nodeId);
+        }
+        return l;
+    }
+
+    private UpstreamLink open(int route, int nodeId) {
+        UpstreamCluster cluster = session.runtime.cluster(route);
+        String name = "cluster '" + cluster.name() + "' " + (nodeId == ANY ? "(any broker)" : "broker " + nodeId);
+        UpstreamLink link = new UpstreamLink(name, this);
+        byKey.put(key(route, nodeId), link);
+        if (nodeId == ANY) {
+            connect(link, cluster, cluster.anyBroker());
+        } else {
+            cluster.resolveBroker(nodeId, (address, error) -> session.client.eventLoop().execute(() -> {
+                if (error != null) {
+                    link.failUnresolved(error.getMessage());
+                } else {
+                    connect(link, cluster, address);
+                }
+            }));
+        }
+        return link;
+    }
+
+    private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address) {
+        if (session.isClosed()) {
+            link.close();
+            return;
+        }
+        link.connect(session.settings, session.client.eventLoop(), address, cluster.tls());
+    }
+
+    void flushAll() {
+        if (own != null) {
+            own.flush();
+        }
+        for (UpstreamLink l : byKey.values()) {
+            if (l != own) {
+                l.flush();
+            }
+        }
+    }
+
+    void setAutoRead(boolean read) {
+        for (UpstreamLink l : byKey.values()) {
+            l.setAutoRead(read);
+        }
+    }
+
+    void closeAll() {
+        for (UpstreamLink l : new ArrayList<>(byKey.values())) {
+            l.close();
+        }
+        byKey.clear();
+    }
+
+    @Override
+    public void onLinkClosed(UpstreamLink link) {
+        byKey.values().remove(link);
+        if (link == own) {
+            session.onOwnLinkClosed(link.closeReason());
+        } else {
+            session.runtime.reportTrouble(link.name());
+        }
+    }
+
+    @Override
+    public void onLinkWritabilityChanged(UpstreamLink link, boolean writable) {
+        if (link == own) {
+            session.onOwnWritabilityChanged();
+        }
+    }
+
+    @Override
+    public void onLinkReadComplete() {
+        session.flushClient();
+    }
+
+    /** For tests and logs: how many links are open. */
+    List<String> describe() {
+        List<String> out = new ArrayList<>();
+        byKey.values().forEach(l -> out.add(l.name()));
+        return out;
+    }
+
+}

@@ -1,0 +1,53 @@
+package dev.weft.proxy.testing;
+
+import dev.weft.proxy.config.ConfigLoader;
+import dev.weft.proxy.net.FreePorts;
+import dev.weft.proxy.server.WeftProxy;
+import dev.weft.testkit.KafkaCluster;
+import java.util.List;
+
+/**
+ * Starts Weft with one virtual cluster "main" woven by a topic-weave router "weave" from test clusters
+ * named {@code c0, c1, ...} (route names as given), on free ports; retries if a port is taken meanwhile.
+ */
+public final class WeaveFixture {
+
+    private WeaveFixture() {
+    }
+
+    /**
+     * @param clusters the clusters, route k targets cluster k
+     * @param routes one YAML route entry per cluster without its target, e.g. {@code "name: us"} or
+     *     {@code "name: eu, naming: { prefix: \"eu.\" }"}
+     * @param routerSettings more router keys (collisions, groups, transactions, placement) as YAML lines
+     *     indented by 4 spaces, or ""
+     */
+    public static WeftProxy start(List<KafkaCluster> clusters, List<String> routes, String routerSettings) {
+        StringBuilder clusterYaml = new StringBuilder();
+        StringBuilder routeYaml = new StringBuilder();
+        for (int k = 0; k < clusters.size(); k++) {
+            clusterYaml.append("  c").append(k).append(": { bootstrap: \"").append(clusters.get(k).bootstrapServers()).append("\" }\n");
+            routeYaml.append("      - { ").append(routes.get(k)).append(", target: { cluster: c").append(k).append(" } }\n");
+        }
+        int nodeIds = 8 * clusters.size() + 8; // brokers 0..7 of every route, interleaved (b × N + k)
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int start = FreePorts.randomRange(1 + nodeIds);
+            String yaml = "server: { eventLoops: 2 }\n"
+                    + "admin: { bind: \"127.0.0.1:0\" }\n"
+                    + "clusters:\n" + clusterYaml
+                    + "routers:\n  weave:\n    type: topic-weave\n    routes:\n" + routeYaml + routerSettings
+                    + "virtualClusters:\n  main:\n    target: { router: weave }\n    gateways:\n"
+                    + "      - { name: plain, bind: \"127.0.0.1:" + start + "\", brokerPorts: { start: " + (start + 1)
+                    + ", nodeIds: \"0-" + (nodeIds - 1) + "\" } }\n";
+            try {
+                return WeftProxy.start(ConfigLoader.parse(yaml, "weave test config"));
+            } catch (dev.weft.proxy.config.ConfigException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            } catch (dev.weft.proxy.gateway.GatewayBindException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+}
