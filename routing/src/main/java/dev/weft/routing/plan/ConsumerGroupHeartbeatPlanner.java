@@ -41,7 +41,7 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
             for (String name : req.subscribedTopicNames()) {
                 VisibleTopic v = ctx.topics().resolve(name);
                 if (v != null && v.route() != home) {
-                    return Refusals.refuse(req, version, ctx, Errors.INVALID_REQUEST, "consumer group '" + req.groupId()
+                    return refuse(req, version, ctx, "consumer group '" + req.groupId()
                             + "' (KIP-848 protocol) subscribes to topic '" + name + "' on cluster '"
                             + ctx.routeName(v.route()) + "' but is coordinated by cluster '" + ctx.routeName(home)
                             + "'; a KIP-848 group can only subscribe to topics of its home cluster: use"
@@ -79,5 +79,16 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
             }
             return Step.respond(resp);
         });
+    }
+
+    /**
+     * INVALID_REQUEST with the reason as the response's error message (kafka-clients' own error response
+     * for this API leaves the message out, and the consumer shows exactly this message).
+     */
+    private static Step refuse(ConsumerGroupHeartbeatRequestData req, short version, PlanContext ctx, String message) {
+        ctx.logRefusal(message);
+        ConsumerGroupHeartbeatResponseData resp = (ConsumerGroupHeartbeatResponseData) Refusals.errorResponse(req,
+                version, Errors.INVALID_REQUEST, message);
+        return Step.respond(resp.setErrorMessage(message));
     }
 }
