@@ -28,7 +28,7 @@ final class FindCoordinatorPlanner implements ColdPlanner {
         FindCoordinatorRequestData req = (FindCoordinatorRequestData) request;
         byte keyType = version == 0 ? CoordinatorType.GROUP.id() : req.keyType();
         if (keyType != CoordinatorType.GROUP.id() && keyType != CoordinatorType.TRANSACTION.id()) {
-            return Refusals.refuse(req, version, ctx, Errors.INVALID_REQUEST, "FindCoordinator key type " + keyType
+            return refuse(req, version, ctx, "FindCoordinator key type " + keyType
                     + (keyType == CoordinatorType.SHARE.id() ? " (share groups)" : "")
                     + " is not supported by virtual cluster '" + ctx.virtualClusterName()
                     + "' over several clusters: only consumer groups and transactional ids have a home cluster");
@@ -110,5 +110,18 @@ final class FindCoordinatorPlanner implements ColdPlanner {
             out.setErrorMessage(c.errorMessage());
         }
         return out;
+    }
+
+    /** INVALID_REQUEST carrying the reason (kafka-clients' own error response puts the error's default text). */
+    private static Step refuse(FindCoordinatorRequestData req, short version, PlanContext ctx, String message) {
+        ctx.logRefusal(message);
+        FindCoordinatorResponseData resp = (FindCoordinatorResponseData) Refusals.errorResponse(req, version,
+                Errors.INVALID_REQUEST, message);
+        if (version >= FIRST_BATCHED) {
+            resp.coordinators().forEach(c -> c.setErrorMessage(message));
+        } else if (version >= 1) {
+            resp.setErrorMessage(message);
+        }
+        return Step.respond(resp);
     }
 }

@@ -114,6 +114,7 @@ class CoordinatorPlannersTest {
         assertError(Errors.INVALID_REQUEST, resp.coordinators().getFirst().errorCode());
         assertEquals(1, out.refusals().size());
         assertTrue(out.refusals().getFirst().contains("share"), out.refusals().getFirst());
+        assertEquals(out.refusals().getFirst(), resp.coordinators().getFirst().errorMessage());
     }
 
     @Test
