@@ -27,6 +27,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import dev.weft.routing.plan.Destination;
+import dev.weft.routing.plan.Part;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -46,6 +50,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(WovenSession.class);
     private static final AtomicLong IDS = new AtomicLong();
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+    private static final long ALLOCATION_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     final WeaveRuntime runtime;
     final SessionSettings settings;
@@ -147,29 +152,37 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
 
     private java.util.concurrent.CompletableFuture<Long> allocateProducerId(int route) {
         java.util.concurrent.CompletableFuture<Long> result = new java.util.concurrent.CompletableFuture<>();
-        client.eventLoop().execute(() -> {
-            short version = (short) Math.min(4, runtime.apiVersions().maxVersion(ApiKeys.INIT_PRODUCER_ID.id));
-            InitProducerIdRequestData init = new InitProducerIdRequestData().setTransactionalId(null)
-                    .setTransactionTimeoutMs(Integer.MAX_VALUE).setProducerId(-1).setProducerEpoch((short) -1);
-            UpstreamLink link = links.any(route);
-            ColdExchange.send(this, link, new dev.weft.routing.plan.Part(route, dev.weft.routing.plan.Destination.ANY, version, init),
-                    "weft", answer -> {
-                        if (answer.failed()) {
-                            result.completeExceptionally(new IllegalStateException(answer.reason()));
-                            return;
-                        }
-                        org.apache.kafka.common.message.InitProducerIdResponseData r =
-                                (org.apache.kafka.common.message.InitProducerIdResponseData) answer.body();
-                        if (r.errorCode() != 0) {
-                            result.completeExceptionally(new IllegalStateException("cluster '" + runtime.routeName(route)
-                                    + "' refused to allocate a producer id: " + org.apache.kafka.common.protocol.Errors.forCode(r.errorCode())));
-                        } else {
-                            result.complete(r.producerId());
-                        }
-                    }, null);
-            link.flush();
-        });
+        client.eventLoop().execute(() -> allocateProducerId(route, result, System.nanoTime() + ALLOCATION_PATIENCE_NANOS));
         return result;
+    }
+
+    /**
+     * InitProducerId (no transactional id) on any broker of {@code route}; retried every 100 ms while the
+     * cluster answers with a retriable error (a cluster that just started loads its transaction state).
+     */
+    private void allocateProducerId(int route, java.util.concurrent.CompletableFuture<Long> result, long deadlineNanos) {
+        if (closed) {
+            result.completeExceptionally(new IllegalStateException("the client connection closed"));
+            return;
+        }
+        short version = (short) Math.min(4, runtime.apiVersions().maxVersion(ApiKeys.INIT_PRODUCER_ID.id));
+        InitProducerIdRequestData init = new InitProducerIdRequestData().setTransactionalId(null)
+                .setTransactionTimeoutMs(Integer.MAX_VALUE).setProducerId(-1).setProducerEpoch((short) -1);
+        UpstreamLink link = links.any(route);
+        ColdExchange.send(this, link, new Part(route, Destination.ANY, version, init), "weft", answer -> {
+            Errors error = answer.failed() ? answer.failure()
+                    : Errors.forCode(((InitProducerIdResponseData) answer.body()).errorCode());
+            if (error == Errors.NONE) {
+                result.complete(((InitProducerIdResponseData) answer.body()).producerId());
+            } else if (error.exception() instanceof org.apache.kafka.common.errors.RetriableException
+                    && System.nanoTime() < deadlineNanos) {
+                client.eventLoop().schedule(() -> allocateProducerId(route, result, deadlineNanos), 100, TimeUnit.MILLISECONDS);
+            } else {
+                result.completeExceptionally(new IllegalStateException("cluster '" + runtime.routeName(route)
+                        + "' did not allocate a producer id: " + (answer.failed() ? answer.reason() : error.name())));
+            }
+        }, null);
+        link.flush();
     }
 
     private void resumeParked(long virtualPid, Throwable error) {
@@ -353,6 +366,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     public void channelReadComplete(ChannelHandlerContext ctx) {
         lastReadNanos = System.nanoTime();
         links.flushAll();
+        flushClient(); // answers the proxy gave itself while reading (refusals, cached ApiVersions)
         ctx.fireChannelReadComplete();
     }
 
