@@ -9,6 +9,7 @@ import dev.weft.iocore.transport.TransportPreference;
 import dev.weft.proxy.admin.AdminServer;
 import dev.weft.proxy.admin.Readiness;
 import dev.weft.proxy.admin.SessionMetricsCollector;
+import dev.weft.proxy.admin.TopicCollisionCollector;
 import dev.weft.proxy.config.HostPort;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.config.WeftConfig.ClusterConfig;
@@ -50,7 +51,7 @@ public final class WeftProxy implements AutoCloseable {
     private final List<KafkaCluster> embedded = new ArrayList<>();
     private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
     private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
-    private final Map<String, WeaveRuntime> wovenClusters = new LinkedHashMap<>();
+    private final Map<String, WeaveRuntime> wovenClusters = new java.util.concurrent.ConcurrentHashMap<>();
     private EventLoops loops;
     private final SessionRegistry registry = new SessionRegistry();
     private ProxyMetrics metrics;
@@ -175,6 +176,11 @@ public final class WeftProxy implements AutoCloseable {
         return clusters.get(name);
     }
 
+    /** The runtime of a virtual cluster woven by a router (its catalog, collision count), or null. */
+    public WeaveRuntime wovenCluster(String virtualCluster) {
+        return wovenClusters.get(virtualCluster);
+    }
+
     /** Embedded clusters this proxy started (the demo's), in config order. */
     public List<KafkaCluster> embeddedClusters() {
         return List.copyOf(embedded);
@@ -187,6 +193,11 @@ public final class WeftProxy implements AutoCloseable {
         }
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(new SessionMetricsCollector(metrics));
+        registry.register(new TopicCollisionCollector(() -> {
+            Map<String, Long> counts = new java.util.TreeMap<>();
+            wovenClusters.forEach((name, vc) -> counts.put(name, vc.collisionErrors()));
+            return counts;
+        }));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }
 
