@@ -80,8 +80,13 @@ final class PlanRun {
             switch (step) {
                 case Step.Respond r -> {
                     releaseFrame();
-                    session.complete(slot, ColdCodec.writeResponse(session.client.alloc(), correlationId, version, r.body()));
-                    session.flushClient();
+                    if (changesTopics(header.requestApiKey())) {
+                        // The client uses a topic it just created (or expects a deleted one gone) at once:
+                        // answer after the catalog has been read again.
+                        session.runtime.catalogs().refresh().whenComplete((c, e) -> session.client.eventLoop().execute(() -> respond(r)));
+                    } else {
+                        respond(r);
+                    }
                 }
                 case Step.Forward f -> forward();
                 case Step.Send s -> send(s);
@@ -90,6 +95,18 @@ final class PlanRun {
             releaseFrame();
             session.failed("cannot answer " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
         }
+    }
+
+    private void respond(Step.Respond r) {
+        if (session.isClosed()) {
+            return;
+        }
+        session.complete(slot, ColdCodec.writeResponse(session.client.alloc(), correlationId, version, r.body()));
+        session.flushClient();
+    }
+
+    private static boolean changesTopics(short apiKey) {
+        return apiKey == ApiKeys.CREATE_TOPICS.id || apiKey == ApiKeys.DELETE_TOPICS.id;
     }
 
     private void forward() {
