@@ -61,6 +61,11 @@ public final class ProducerIdClaims implements AutoCloseable {
     public ProducerIdClaims(ProducerIdClaimsConfig config) {
         this.config = config;
         this.clusters = config.routeClusters().toArray(String[]::new);
+        for (int i = 1; i < clusters.length; i++) {
+            if (clusters[i].equals(clusters[0])) {
+                clusters[i] = clusters[0]; // same instance: isHome is one reference comparison
+            }
+        }
         this.claimThread = Executors.newSingleThreadExecutor(
                 Thread.ofPlatform().daemon().name("weft-pid-claims-" + config.replicaId()).factory());
         this.log = new ClaimLog(config, claimThread, this::repair);
@@ -122,11 +127,12 @@ public final class ProducerIdClaims implements AutoCloseable {
 
     /**
      * The agreed upstream producer id of {@code virtualPid} on route {@code route}'s cluster, or -1 when
-     * this replica knows none yet. Route 0 (home) answers {@code virtualPid} itself. Lock-free, one map
-     * lookup; called for produce batches bound for a non-home cluster (behind a per-core cache).
+     * this replica knows none yet. A route to the home cluster (route 0, and any other route naming it)
+     * answers {@code virtualPid} itself. Lock-free, one map lookup; called for produce batches bound for a
+     * non-home cluster (behind a per-core cache).
      */
     public long cached(long virtualPid, int route) {
-        if (route == 0) {
+        if (isHome(route)) {
             return virtualPid;
         }
         Long w = log.winner(new ClaimKey(virtualPid, cluster(route)));
@@ -140,13 +146,13 @@ public final class ProducerIdClaims implements AutoCloseable {
      * caller's own connection), the id is appended to the state topic, and the future completes with the
      * first claim in the log for the key: this one or another replica's.
      *
-     * <p>Completes at once when the answer is known (route 0: {@code virtualPid}); otherwise on the
-     * claim thread. Exceptionally with a {@link ProducerIdStateException} (cause attached) when the
+     * <p>Completes at once when the answer is known (a route to the home cluster: {@code virtualPid});
+     * otherwise on the claim thread. Exceptionally with a {@link ProducerIdStateException} (cause attached) when the
      * allocation fails or times out, or the state topic cannot be written or read back in the claim
      * timeout; nothing is remembered, so a later claim tries again.
      */
     public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
-        if (route == 0) {
+        if (isHome(route)) {
             return CompletableFuture.completedFuture(virtualPid);
         }
         ClaimKey key = new ClaimKey(virtualPid, cluster(route));
@@ -291,6 +297,17 @@ public final class ProducerIdClaims implements AutoCloseable {
                 ClaimFormat.value(upstreamPid));
         ClaimFormat.headers(r.headers(), config.replicaId(), kind);
         return r;
+    }
+
+    private boolean isHome(int route) {
+        return clusters[checked(route)] == clusters[0];
+    }
+
+    private int checked(int route) {
+        if (route < 0 || route >= clusters.length) {
+            throw new IllegalArgumentException("route " + route + " does not exist (routes: " + config.routeClusters() + ")");
+        }
+        return route;
     }
 
     private String cluster(int route) {

@@ -9,7 +9,9 @@ import java.util.Objects;
  * Where the producer-id state of one virtual cluster lives and how long to wait for it.
  *
  * @param routeClusters the upstream cluster name of each route, by route index; route 0 is the home
- *        cluster, whose producer ids are the virtual ones. Names, not indices, go into the state topic.
+ *        cluster, whose producer ids are the virtual ones. Names, not indices, go into the state topic;
+ *        routes that name the same cluster share its ids, and routes naming the home cluster use the
+ *        virtual id itself.
  * @param homeBootstrap the home cluster's bootstrap servers ({@code host:port,...})
  * @param clientProperties extra kafka-clients properties for the home cluster (security, as built by
  *        {@link dev.weft.proxy.tls.DiscoveryClientSecurity}); copied
@@ -29,9 +31,6 @@ public record ProducerIdClaimsConfig(List<String> routeClusters, String homeBoot
         routeClusters = List.copyOf(routeClusters);
         if (routeClusters.isEmpty()) {
             throw new IllegalArgumentException("a virtual cluster needs at least its home cluster as route 0");
-        }
-        if (routeClusters.stream().distinct().count() != routeClusters.size()) {
-            throw new IllegalArgumentException("two routes name the same upstream cluster: " + routeClusters);
         }
         Objects.requireNonNull(homeBootstrap, "homeBootstrap");
         clientProperties = Map.copyOf(clientProperties);

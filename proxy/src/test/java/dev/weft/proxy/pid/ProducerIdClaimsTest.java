@@ -250,6 +250,18 @@ class ProducerIdClaimsTest {
     }
 
     @Test
+    void routesToTheSameClusterShareItsIdsAndRoutesToTheHomeClusterUseTheVirtualId() throws Exception {
+        ProducerIdClaims claims = started(ProducerIdClaimsConfig.of(List.of("east", "west", "east", "west"),
+                cluster.bootstrapServers(), Map.of(), "r1").withTopic("pids-same-cluster"));
+        assertEquals(88, claims.cached(88, 2));
+        assertEquals(88L, claims.claim(88, 2, () -> fail("no allocation on the home cluster")).join());
+        assertEquals(3L, claims.claim(88, 1, () -> CompletableFuture.completedFuture(3L)).get(30, TimeUnit.SECONDS));
+        assertEquals(3, claims.cached(88, 3));
+        assertEquals(3L, claims.claim(88, 3, () -> fail("west already has an id")).join());
+        assertThrows(IllegalArgumentException.class, () -> claims.cached(88, 4));
+    }
+
+    @Test
     void aFailingAllocationFailsTheClaimWithItsCauseAndALaterClaimRetries() throws Exception {
         String topic = "pids-fail";
         ProducerIdClaims claims = started(config(topic, "r1").withTimeouts(Duration.ofSeconds(60), Duration.ofSeconds(2)));
