@@ -7,7 +7,7 @@ import dev.weft.protocol.skim.NodeEndpoint;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.proxy.gateway.BrokerAddressBook;
 import dev.weft.proxy.session.ResponseRewriter;
-import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.FastThreadLocal;
@@ -35,7 +35,7 @@ public final class NodeEndpointForwarder implements ResponseRewriter {
         }
     };
 
-    public NodeEndpointForwarder(BrokerAddressBook addresses, NodeIdBijection bijection, int route) {
+    public NodeEndpointForwarder(BrokerAddressBook addresses, NodeIdMapping bijection, int route) {
         this.route = route;
         this.idsChange = bijection.routes() > 1;
         this.mapping = new NodeEndpointRewriter() {

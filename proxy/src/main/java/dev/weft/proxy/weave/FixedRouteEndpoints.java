@@ -3,7 +3,7 @@ package dev.weft.proxy.weave;
 import dev.weft.protocol.skim.NodeEndpoint;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.proxy.gateway.BrokerAddressBook;
-import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
 
 /**
  * Node ids and endpoints in a Produce/Fetch answer from a broker of one route: ids become that route's
@@ -13,10 +13,10 @@ import dev.weft.routing.node.NodeIdBijection;
 final class FixedRouteEndpoints implements NodeEndpointRewriter {
 
     private final BrokerAddressBook addresses;
-    private final NodeIdBijection bijection;
+    private final NodeIdMapping bijection;
     private final int route;
 
-    FixedRouteEndpoints(BrokerAddressBook addresses, NodeIdBijection bijection, int route) {
+    FixedRouteEndpoints(BrokerAddressBook addresses, NodeIdMapping bijection, int route) {
         this.addresses = addresses;
         this.bijection = bijection;
         this.route = route;

@@ -16,7 +16,7 @@ import dev.weft.routing.Router;
 import dev.weft.routing.TopicCollision;
 import dev.weft.routing.TopicRouting;
 import dev.weft.routing.dag.RoutingProblem;
-import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
 import dev.weft.routing.topology.BrokerEndpoint;
 import io.netty.channel.ChannelHandler;
 import io.netty.handler.ssl.SslContext;
@@ -52,7 +52,7 @@ public final class WeaveRuntime implements AutoCloseable {
     private final VirtualClusterConfig config;
     private final Router router;
     private final List<UpstreamCluster> routes;
-    private final NodeIdBijection bijection;
+    private final NodeIdMapping bijection;
     private final String virtualClusterId;
     private final ProducerIdTranslator producerIds;
     private final ApiVersionsAnswer apiVersions = new ApiVersionsAnswer(this);
@@ -65,15 +65,17 @@ public final class WeaveRuntime implements AutoCloseable {
     private final AtomicLong collisionErrors = new AtomicLong();
 
     /**
+     * @param router the virtual cluster's router; for a nested DAG, the flattened one whose routes are the leaves
+     * @param nodeIds virtual node ids of (route, real broker id), composed per router level
      * @param routes the cluster behind each route of {@code router}, in route order
      * @param producerIds the fleet-wide producer-id translation (home: route 0's cluster)
      */
-    public WeaveRuntime(VirtualClusterConfig config, Router router, List<UpstreamCluster> routes,
+    public WeaveRuntime(VirtualClusterConfig config, Router router, NodeIdMapping nodeIds, List<UpstreamCluster> routes,
             ProducerIdTranslatorFactory producerIds) {
         this.config = config;
         this.router = router;
         this.routes = List.copyOf(routes);
-        this.bijection = new NodeIdBijection(routes.size());
+        this.bijection = nodeIds;
         UUID u = UUID.nameUUIDFromBytes(("weft-virtual-cluster:" + config.name()).getBytes(StandardCharsets.UTF_8));
         this.virtualClusterId = new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -108,14 +110,19 @@ public final class WeaveRuntime implements AutoCloseable {
         List<RoutingProblem> problems = first.startupProblems("routers." + router.name());
         if (!problems.isEmpty()) {
             throw new WeaveStartException("virtual cluster '" + config.name() + "' refuses to start: "
-                    + String.join("; ", problems.stream().map(p -> p.path() + ": " + p.message()).toList()), null);
+                    + String.join("; ", first.collisions().stream().filter(c -> c.outcome().isError())
+                            .map(c -> "routers." + router.name() + ": " + describe(c)).toList()), null);
         }
         LOG.info("virtual cluster '{}': router '{}' over {} shows {} topic(s){}", config.name(), router.name(), names(),
                 first.visibleTopics().size(), first.collisions().isEmpty() ? "" : ", " + first.collisions().size()
                         + " name collision(s) settled by policy");
-        for (TopicCollision c : first.collisions()) {
-            LOG.info("virtual cluster '{}': {}", config.name(), c.describe());
-        }
+        // each collision settled by policy was logged (WARN) once when the first snapshot was built
+    }
+
+    /** The router's description of a collision plus the cluster behind each claiming route, for operators. */
+    private String describe(TopicCollision c) {
+        return c.describe() + " (" + String.join(", ", c.claims().stream().map(claim -> "route " + claim.routeName()
+                + " is cluster '" + routes.get(claim.route()).name() + "'").toList()) + ")";
     }
 
     private List<String> names() {
@@ -125,9 +132,9 @@ public final class WeaveRuntime implements AutoCloseable {
     private void onNewCollision(TopicCollision c) {
         if (c.outcome().isError()) {
             collisionErrors.incrementAndGet();
-            LOG.error("virtual cluster '{}': {}", config.name(), c.describe());
+            LOG.error("virtual cluster '{}': {}", config.name(), describe(c));
         } else {
-            LOG.warn("virtual cluster '{}': {}", config.name(), c.describe());
+            LOG.warn("virtual cluster '{}': {}", config.name(), describe(c));
         }
     }
 
@@ -177,7 +184,7 @@ public final class WeaveRuntime implements AutoCloseable {
         return routes.get(route);
     }
 
-    NodeIdBijection bijection() {
+    NodeIdMapping bijection() {
         return bijection;
     }
 

@@ -9,10 +9,14 @@ import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.Router;
 import dev.weft.routing.RouterRegistry;
+import dev.weft.routing.compose.LeafRouter;
 import dev.weft.routing.dag.ClusterTarget;
-import dev.weft.routing.dag.RouteSpec;
-import dev.weft.routing.dag.RouterSpec;
-import dev.weft.routing.dag.RoutingProblem;
+import dev.weft.routing.dag.ComposedNodeIds;
+import dev.weft.routing.dag.InvalidRoutingException;
+import dev.weft.routing.dag.RouteTarget;
+import dev.weft.routing.dag.RouterTarget;
+import dev.weft.routing.dag.RoutingGraph;
+import java.util.LinkedHashMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +25,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Starts the runtime of a virtual cluster that targets a router: checks what this version serves, sets
- * up the producer-id fleet state on the first route's cluster, and builds the first topic catalog.
+ * Starts the runtime of a virtual cluster that targets a router: builds its routing DAG (nested
+ * routers are served through {@link LeafRouter}: its routes are the DAG's leaves, node ids composed per
+ * level), sets up the producer-id fleet state on the first leaf's cluster, and builds the first topic
+ * catalog.
  */
 public final class WovenVirtualClusters {
 
@@ -39,40 +45,46 @@ public final class WovenVirtualClusters {
      */
     public static WeaveRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
             String replicaId) {
-        RouterSpec spec = config.routers().get(vc.targetRouter());
-        String where = config.source() + ": routers." + spec.name();
-        List<UpstreamCluster> routes = new ArrayList<>();
-        List<String> routeClusters = new ArrayList<>();
-        for (RouteSpec r : spec.routes()) {
-            if (!(r.target() instanceof ClusterTarget c)) {
-                throw new WeaveStartException(where + ".routes." + r.name() + ": route '" + r.name()
-                        + "' targets another router; this version serves topic weaving over clusters directly (one router"
-                        + " level): nested routers are validated but not served yet", null);
-            }
-            ClusterConfig cc = config.clusters().get(c.cluster());
+        Map<String, RouteTarget> targets = new LinkedHashMap<>();
+        config.virtualClusters().forEach((name, v) -> targets.put(name,
+                v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
+        RoutingGraph graph;
+        Map<String, Router> routers;
+        try {
+            graph = RoutingGraph.build(config.routers(), config.clusters().keySet(), targets);
+            routers = RouterRegistry.standard().createAll(graph);
+        } catch (InvalidRoutingException e) {
+            throw new WeaveStartException(config.source() + ": " + e.getMessage(), e);
+        }
+        Router router = LeafRouter.of(graph, routers, vc.name());
+        ComposedNodeIds nodeIds = graph.nodeIds(vc.name());
+        List<UpstreamCluster> leaves = new ArrayList<>();
+        List<String> distinctClusters = new ArrayList<>();
+        int[] claimRoute = new int[router.routes().size()];
+        for (int leaf = 0; leaf < router.routes().size(); leaf++) {
+            String cluster = router.routes().get(leaf).target().name();
+            ClusterConfig cc = config.clusters().get(cluster);
             if (cc.sasl() != null) {
                 throw new WeaveStartException(config.source() + ": clusters." + cc.name() + ".sasl: cluster '" + cc.name()
-                        + "' is behind router '" + spec.name() + "', and a woven virtual cluster opens its own broker"
+                        + "' is behind router '" + vc.targetRouter() + "', and a woven virtual cluster opens its own broker"
                         + " connections, which do not authenticate with SASL yet; use a TLS or plaintext listener", null);
             }
-            routes.add(clusters.get(c.cluster()));
-            routeClusters.add(c.cluster());
+            leaves.add(clusters.get(cluster));
+            if (!distinctClusters.contains(cluster)) {
+                distinctClusters.add(cluster);
+            }
+            claimRoute[leaf] = distinctClusters.indexOf(cluster);
         }
-        List<RoutingProblem> problems = new ArrayList<>();
-        Router router = RouterRegistry.standard().create(spec, problems);
-        if (router == null) {
-            throw new WeaveStartException(where + ": " + problems, null);
-        }
-        ClusterConfig home = config.clusters().get(routeClusters.getFirst());
-        UpstreamCluster homeCluster = routes.getFirst();
+        ClusterConfig home = config.clusters().get(distinctClusters.getFirst());
+        UpstreamCluster homeCluster = leaves.getFirst();
         String homeBootstrap = String.join(",", homeCluster.bootstrap().stream()
                 .map(a -> a.getHostString() + ":" + a.getPort()).toList());
-        ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(routeClusters, homeBootstrap,
+        ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(distinctClusters, homeBootstrap,
                 DiscoveryClientSecurity.of(home.tls(), home.sasl()), replicaId));
         claims.start();
         WeaveRuntime runtime;
         try {
-            runtime = new WeaveRuntime(vc, router, routes, rt -> new ClaimsTranslator(claims));
+            runtime = new WeaveRuntime(vc, router, nodeIds, leaves, rt -> new ClaimsTranslator(claims, claimRoute));
         } catch (RuntimeException e) {
             claims.close();
             throw e;
@@ -86,16 +98,16 @@ public final class WovenVirtualClusters {
         return runtime;
     }
 
-    /** The fleet state as the sessions use it. */
-    private record ClaimsTranslator(ProducerIdClaims claims) implements ProducerIdTranslator, AutoCloseable {
+    /** The fleet state as the sessions use it; two leaves on one cluster share that cluster's ids. */
+    private record ClaimsTranslator(ProducerIdClaims claims, int[] claimRoute) implements ProducerIdTranslator, AutoCloseable {
         @Override
         public long cached(long virtualPid, int route) {
-            return claims.cached(virtualPid, route);
+            return claims.cached(virtualPid, claimRoute[route]);
         }
 
         @Override
         public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
-            return claims.claim(virtualPid, route, allocate);
+            return claims.claim(virtualPid, claimRoute[route], allocate);
         }
 
         @Override

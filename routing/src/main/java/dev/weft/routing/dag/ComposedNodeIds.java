@@ -1,6 +1,7 @@
 package dev.weft.routing.dag;
 
 import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +14,7 @@ import java.util.List;
  * <p>Immutable and allocation-free per call (except when throwing): safe to share between cores.
  * Negative ids are protocol sentinels (−1: no leader) and pass through in both directions.
  */
-public final class ComposedNodeIds {
+public final class ComposedNodeIds implements NodeIdMapping {
 
     private final String virtualCluster;
     private final List<LeafPath> leaves;
@@ -110,6 +111,7 @@ public final class ComposedNodeIds {
      *
      * @throws NodeIdOverflowException when the id does not fit; its message names the cluster and id
      */
+    @Override
     public int toVirtual(int leaf, int realNodeId) {
         if (realNodeId < 0) {
             return realNodeId;
@@ -125,6 +127,17 @@ public final class ComposedNodeIds {
             throw new NodeIdOverflowException(overflow(leaf, realNodeId));
         }
         return v;
+    }
+
+    /** Leaves are the routes of the composed id space. */
+    @Override
+    public int routes() {
+        return leaves.size();
+    }
+
+    @Override
+    public int routeOf(int virtualId) {
+        return leafOf(virtualId);
     }
 
     /** The leaf behind a virtual node id; -1 for a negative sentinel. */
@@ -148,6 +161,7 @@ public final class ComposedNodeIds {
     }
 
     /** The real node id (in its leaf's cluster) behind a virtual node id; negative sentinels pass through. */
+    @Override
     public int realNodeId(int virtualId) {
         if (virtualId < 0 || root == null) {
             return virtualId;

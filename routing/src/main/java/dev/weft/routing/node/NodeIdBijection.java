@@ -9,7 +9,7 @@ package dev.weft.routing.node;
  * through unchanged in both directions. Levels compose: an outer bijection maps the virtual ids of
  * an inner one.
  */
-public final class NodeIdBijection {
+public final class NodeIdBijection implements NodeIdMapping {
 
     private final int routes;
 
@@ -26,6 +26,7 @@ public final class NodeIdBijection {
         return new NodeIdBijection(1);
     }
 
+    @Override
     public int routes() {
         return routes;
     }
@@ -36,6 +37,7 @@ public final class NodeIdBijection {
      * @throws ArithmeticException when the virtual id would overflow an int (the cluster's node ids are
      *     too large for this many routes): a startup or discovery error, never silently wrapped
      */
+    @Override
     public int toVirtual(int route, int nodeId) {
         if (nodeId < 0) {
             return nodeId;
@@ -45,11 +47,13 @@ public final class NodeIdBijection {
     }
 
     /** The route behind virtual node {@code virtualId} (undefined for negative sentinels: returns -1). */
+    @Override
     public int routeOf(int virtualId) {
         return virtualId < 0 ? -1 : Math.floorMod(virtualId, routes);
     }
 
     /** The real node id behind virtual node {@code virtualId}; negative sentinels pass through. */
+    @Override
     public int realNodeId(int virtualId) {
         return virtualId < 0 ? virtualId : Math.floorDiv(virtualId, routes);
     }
