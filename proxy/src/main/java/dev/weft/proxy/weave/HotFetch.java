@@ -95,7 +95,7 @@ final class HotFetch {
 
     private TopicPlacement acquire() {
         TopicPlacement p = free.poll();
-        return p != null ? p : new TopicPlacement();
+        return p != null ? p : new TopicPlacement(session.topicNames);
     }
 
     private void release(TopicPlacement p) {

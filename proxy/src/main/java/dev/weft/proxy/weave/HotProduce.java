@@ -36,6 +36,8 @@ final class HotProduce {
     private final RecordBatchView batch = new RecordBatchView();
     private final ProduceResponseSkim[] one = new ProduceResponseSkim[1];
     private final ArrayDeque<TopicPlacement> free = new ArrayDeque<>(4);
+    private long lastVirtualPid = -1;
+    private long lastUpstreamPid = -1;
 
     HotProduce(WovenSession session) {
         this.session = session;
@@ -111,11 +113,14 @@ final class HotProduce {
         if (virtualPid < 0) {
             return true; // not an idempotent producer
         }
-        long upstreamPid = session.runtime.producerIds().cached(virtualPid, session.ownRoute);
+        long upstreamPid = virtualPid == lastVirtualPid ? lastUpstreamPid
+                : session.runtime.producerIds().cached(virtualPid, session.ownRoute);
         if (upstreamPid < 0) {
             session.parkForProducerId(frame, slot, version, virtualPid);
             return false;
         }
+        lastVirtualPid = virtualPid; // a connection carries one producer's batches: skip the shared map next time
+        lastUpstreamPid = upstreamPid;
         for (int i = 0; i < skim.partitionCount(); i++) {
             if (placement.routeOf[i] == TopicPlacement.OWN && skim.recordsLength(i) > 0) {
                 batch.rewriteProducer(skim.buffer(), skim.recordsOffset(i), skim.recordsOffset(i) + skim.recordsLength(i),
@@ -132,7 +137,7 @@ final class HotProduce {
 
     private TopicPlacement acquire() {
         TopicPlacement p = free.poll();
-        return p != null ? p : new TopicPlacement();
+        return p != null ? p : new TopicPlacement(session.topicNames);
     }
 
     private void release(TopicPlacement p) {

@@ -11,8 +11,8 @@ import java.util.Arrays;
  * connection's broker ({@link #OWN}) under the upstream key (real name or id), or nowhere — the topic
  * is unknown or hidden, or lives on another cluster (the client's metadata is stale) — in which case
  * the partition gets an error in the answer. Arrays are reused: sessions keep a small free list of
- * these, so placing a request allocates nothing once warm (topic names are looked up as Strings: one
- * String per topic per request on name-keyed versions).
+ * these, so placing a request allocates nothing once warm (names through the session's
+ * {@link TopicNameCache}, ids through the catalog's id index).
  */
 final class TopicPlacement implements UpstreamTopicKeys {
 
@@ -21,12 +21,17 @@ final class TopicPlacement implements UpstreamTopicKeys {
     /** Not sent: answered with an error. */
     static final int REFUSED = -1;
 
+    private final TopicNameCache names;
     int[] routeOf = new int[16];
     byte[][] keys = new byte[8][];
     int routed;
     boolean keysChange;
     boolean unknownTopics;
     boolean foreignTopics;
+
+    TopicPlacement(TopicNameCache names) {
+        this.names = names;
+    }
 
     /** Places every partition of {@code skim} for a connection bound to {@code ownRoute}. */
     TopicPlacement place(PartitionSkim skim, WeaveCatalog catalog, int ownRoute) {
@@ -51,7 +56,7 @@ final class TopicPlacement implements UpstreamTopicKeys {
                 int at = skim.topicNameOffset(t);
                 v = topics.byVirtualId(skim.buffer().getLong(at), skim.buffer().getLong(at + 8));
             } else {
-                v = topics.resolve(skim.topicName(t));
+                v = names.resolve(catalog, skim.buffer(), skim.topicNameOffset(t), skim.topicNameLength(t));
             }
             int route;
             if (v == null) {

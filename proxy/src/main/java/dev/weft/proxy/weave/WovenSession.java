@@ -63,6 +63,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(4);
     final UpstreamLinks links;
     final SessionPlanContext planContext;
+    final TopicNameCache topicNames = new TopicNameCache();
     final HotProduce produce;
     final HotFetch fetch;
     private final Map<String, Integer> coordinators = new HashMap<>();
