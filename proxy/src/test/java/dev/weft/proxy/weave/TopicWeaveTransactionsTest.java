@@ -92,7 +92,8 @@ class TopicWeaveTransactionsTest {
             producer.send(new ProducerRecord<>("ledger", "after", "committed-after"));
             producer.commitTransaction();
         }
-        List<String> throughProxy = readCommitted(bootstrap, "ledger", 2);
+        // commitTransaction returns before the commit markers are written: wait until they are
+        List<String> throughProxy = readCommittedUntil(bootstrap, "ledger", 2, 21);
         assertEquals(21, throughProxy.size(), throughProxy.toString());
         assertTrue(throughProxy.stream().allMatch(v -> v.startsWith("committed-")), throughProxy.toString());
         List<String> directEast = readCommitted(east.bootstrapServers(), "ledger", 2);
@@ -112,7 +113,7 @@ class TopicWeaveTransactionsTest {
             }
             producer.commitTransaction();
         }
-        List<String> direct = readCommitted(west.bootstrapServers(), "audit", 1).stream()
+        List<String> direct = readCommittedUntil(west.bootstrapServers(), "audit", 1, 7).stream()
                 .filter(v -> v.startsWith("audit-")).toList();
         assertEquals(7, direct.size(), direct.toString());
         assertEquals(direct, readCommitted(bootstrap, "w.audit", 1).stream().filter(v -> v.startsWith("audit-")).toList());
@@ -134,6 +135,16 @@ class TopicWeaveTransactionsTest {
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    /** {@link #readCommitted} once it has at least {@code expected} records (or after 30 s, whatever it has). */
+    static List<String> readCommittedUntil(String bootstrap, String topic, int partitions, int expected) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        List<String> out = readCommitted(bootstrap, topic, partitions);
+        while (out.size() < expected && System.nanoTime() < deadline) {
+            out = readCommitted(bootstrap, topic, partitions);
+        }
+        return out;
     }
 
     /** Every read_committed record of the topic, read to the end offsets (also past aborted ones). */
