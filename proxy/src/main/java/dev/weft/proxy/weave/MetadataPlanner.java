@@ -34,7 +34,7 @@ final class MetadataPlanner implements ColdPlanner {
         var topics = ctx.topics();
         if (req.topics() != null) {
             for (MetadataRequestData.MetadataRequestTopic t : req.topics()) {
-                if (t.name() != null && topics.resolve(t.name()) == null) {
+                if (!MetadataWeave.askedById(t) && t.name() != null && topics.resolve(t.name()) == null) {
                     runtime.catalogs().refreshSoon();
                     break;
                 }

@@ -32,7 +32,10 @@ public final class MetadataWeave {
 
     /**
      * The request for one route: null topics (all topics) stays null; named topics become that route's
-     * real names, and a route none of the named topics lives on gets an empty list (brokers only).
+     * real names, topics asked by id (v12+) that route's real ids, and a route none of the requested
+     * topics lives on gets an empty list (brokers only). A topic is asked the way the client asked it:
+     * a real id is never added to a by-name entry (brokers refuse ids below v12 and look up by id
+     * whenever one is set).
      */
     public static MetadataRequestData requestFor(MetadataRequestData request, TopicRouting topics, int route) {
         MetadataRequestData out = request.duplicate();
@@ -43,7 +46,9 @@ public final class MetadataWeave {
         for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
             VisibleTopic v = resolve(t, topics);
             if (v != null && v.route() == route) {
-                mine.add(new MetadataRequestData.MetadataRequestTopic().setName(v.realName()).setTopicId(v.realId()));
+                mine.add(askedById(t)
+                        ? new MetadataRequestData.MetadataRequestTopic().setName(null).setTopicId(v.realId())
+                        : new MetadataRequestData.MetadataRequestTopic().setName(v.realName()).setTopicId(Uuid.ZERO_UUID));
             }
         }
         out.setTopics(mine);
@@ -142,10 +147,10 @@ public final class MetadataWeave {
             VisibleTopic v = resolve(t, topics);
             if (v == null) {
                 String name = t.name();
-                if (name != null && answered.add(name)) {
-                    merged.add(errorTopic(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
-                } else if (name == null && t.topicId() != null) {
+                if (askedById(t)) {
                     merged.add(errorTopic(null, t.topicId(), Errors.UNKNOWN_TOPIC_ID));
+                } else if (name != null && answered.add(name)) {
+                    merged.add(errorTopic(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
                 }
             } else if (answers.get(v.route()) == null && answered.add(v.virtualName())) {
                 merged.add(errorTopic(v.virtualName(), v.virtualId(), Errors.LEADER_NOT_AVAILABLE));
@@ -157,11 +162,20 @@ public final class MetadataWeave {
         return new MetadataResponseTopic().setName(name).setTopicId(id).setErrorCode(error.code()).setPartitions(List.of());
     }
 
+    /**
+     * The virtual topic a request entry names. A non-zero id wins over the name, as on a broker:
+     * kafka-clients asks by id with the name left at its default, the empty string.
+     */
     private static VisibleTopic resolve(MetadataRequestData.MetadataRequestTopic t, TopicRouting topics) {
-        if (t.name() != null) {
-            return topics.resolve(t.name());
+        if (askedById(t)) {
+            return topics.byVirtualId(t.topicId());
         }
-        return t.topicId() == null || Uuid.ZERO_UUID.equals(t.topicId()) ? null : topics.byVirtualId(t.topicId());
+        return t.name() == null ? null : topics.resolve(t.name());
+    }
+
+    /** Whether a request entry asks by topic id (v12+): its id is set and not zero. */
+    public static boolean askedById(MetadataRequestData.MetadataRequestTopic t) {
+        return t.topicId() != null && !Uuid.ZERO_UUID.equals(t.topicId());
     }
 
     private static VisibleTopic byRealId(TopicRouting topics, int route, Uuid id) {

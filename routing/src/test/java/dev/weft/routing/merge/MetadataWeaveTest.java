@@ -85,6 +85,39 @@ class MetadataWeaveTest {
     }
 
     @Test
+    void topicsAskedByIdAreAskedByRealIdAndAnsweredWithTheirVirtualNamesAndIds() {
+        // kafka-clients (Admin.describeTopics by id) leaves the name at its default, "", next to the id
+        TopicCatalog c = catalog();
+        Uuid unknown = Uuid.randomUuid();
+        MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
+                new MetadataRequestData.MetadataRequestTopic().setName("").setTopicId(c.resolve("orders-eu").virtualId()),
+                new MetadataRequestData.MetadataRequestTopic().setName(null).setTopicId(unknown)));
+        MetadataRequestData eu = MetadataWeave.requestFor(request, c, 1);
+        assertEquals(1, eu.topics().size());
+        assertNull(eu.topics().get(0).name());
+        assertEquals(EU_ORDERS, eu.topics().get(0).topicId(), "asked by the real id");
+        assertEquals(List.of(), MetadataWeave.requestFor(request, c, 0).topics());
+        MetadataResponseData merged = MetadataWeave.merge(request,
+                Arrays.asList(answer("us-id", 1, new Object[0][], 0), euAnswer()), c, IDS::toVirtual, "v");
+        assertEquals(2, merged.topics().size(), merged.toString());
+        MetadataResponseTopic found = merged.topics().find("orders-eu");
+        assertEquals(Errors.NONE.code(), found.errorCode());
+        assertEquals(c.resolve("orders-eu").virtualId(), found.topicId());
+        MetadataResponseTopic missing = merged.topics().stream().filter(t -> unknown.equals(t.topicId())).findFirst().orElseThrow();
+        assertEquals(Errors.UNKNOWN_TOPIC_ID.code(), missing.errorCode());
+        assertFalse(merged.topics().stream().anyMatch(t -> Uuid.ZERO_UUID.equals(t.topicId())),
+                "no entry without an id: kafka-clients fails a by-id describe on one");
+    }
+
+    @Test
+    void topicsAskedByNameAreNeverAskedByIdUpstream() {
+        MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
+                new MetadataRequestData.MetadataRequestTopic().setName("us.orders")));
+        // a real id in a by-name entry is an invalid request below v12 and switches a broker to ids above
+        assertEquals(Uuid.ZERO_UUID, MetadataWeave.requestFor(request, catalog(), 0).topics().get(0).topicId());
+    }
+
+    @Test
     void answersMergeWithVirtualIdsNamesAndClusterId() {
         MetadataResponseData merged = MetadataWeave.merge(new MetadataRequestData().setTopics(null),
                 Arrays.asList(usAnswer(), euAnswer()), catalog(), IDS::toVirtual, "virtual-id");
