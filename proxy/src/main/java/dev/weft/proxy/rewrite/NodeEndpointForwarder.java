@@ -3,7 +3,6 @@ package dev.weft.proxy.rewrite;
 import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.protocol.produce.ProduceResponseSkim;
-import dev.weft.protocol.skim.NodeEndpoint;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.proxy.gateway.BrokerAddressBook;
 import dev.weft.proxy.session.ResponseRewriter;
@@ -38,22 +37,7 @@ public final class NodeEndpointForwarder implements ResponseRewriter {
     public NodeEndpointForwarder(BrokerAddressBook addresses, NodeIdMapping bijection, int route) {
         this.route = route;
         this.idsChange = bijection.routes() > 1;
-        this.mapping = new NodeEndpointRewriter() {
-            @Override
-            public int nodeId(int source, int upstreamNodeId) {
-                return bijection.toVirtual(source, upstreamNodeId);
-            }
-
-            @Override
-            public void endpoint(NodeEndpoint endpoint) {
-                int port = addresses.brokerPort(endpoint.nodeId());
-                if (port > 0) {
-                    endpoint.host(addresses.brokerHost(endpoint.nodeId())).port(port);
-                } else {
-                    endpoint.host(addresses.bootstrapHost()).port(addresses.bootstrapPort());
-                }
-            }
-        };
+        this.mapping = new GatewayEndpoints(addresses, bijection, route);
     }
 
     /** Whether responses of this API at this version can carry node endpoints or node ids to map. */

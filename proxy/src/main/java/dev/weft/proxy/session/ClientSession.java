@@ -18,7 +18,6 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
-import java.util.concurrent.TimeUnit;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
@@ -270,33 +269,14 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
             startDrain();
             return;
         }
-        if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && !closed) {
-            if (handshake.cause() instanceof NotSslRecordException
-                    || handshake.cause().getCause() instanceof NotSslRecordException) {
-                LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
-            } else {
-                LOG.warn("{}: TLS handshake with the client failed: {}; closing", describe(), rootMessage(handshake.cause()));
-            }
-            metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
-            close();
-            return;
-        }
-        if (!(evt instanceof IdleStateEvent) || closed) {
+        if (closed) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
-        long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
-        KafkaFrameDecoder decoder = ctx.pipeline().get(KafkaFrameDecoder.class);
-        int partial = decoder == null ? 0 : decoder.bufferedBytes();
-        if (partial > 0 && silentMillis >= settings.partialFrameTimeoutMillis()) {
-            LOG.warn("{}: slow client: {} byte(s) of an incomplete frame and nothing more for {} ms "
-                    + "(server.partialFrameTimeoutMs); closing", describe(), partial, silentMillis);
-            metrics.connectionError(SessionMetrics.SessionError.SLOW_CLIENT, (short) -1);
+        if (ClientConnectionChecks.mustClose(evt, ctx, LOG, describe(), settings, metrics, lastReadNanos, inflight.isEmpty())) {
             close();
-        } else if (partial == 0 && inflight.isEmpty() && silentMillis >= settings.idleTimeoutMillis()) {
-            LOG.info("{}: idle for {} ms with nothing in flight (server.idleTimeoutMs); closing", describe(), silentMillis);
-            metrics.connectionError(SessionMetrics.SessionError.IDLE, (short) -1);
-            close();
+        } else if (!(evt instanceof IdleStateEvent) && !(evt instanceof SslHandshakeCompletionEvent)) {
+            ctx.fireUserEventTriggered(evt);
         }
     }
 
@@ -450,12 +430,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter {
     }
 
     private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String m = t.getMessage() != null ? t.getMessage() : t.toString();
-        return root == t || root.getMessage() == null || m.contains(root.getMessage()) ? m : m + " (" + root.getMessage() + ")";
+        return ClientConnectionChecks.rootMessage(t);
     }
 
     /** Closes both sides and releases what is queued; idempotent. */

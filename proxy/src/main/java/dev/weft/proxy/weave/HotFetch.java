@@ -7,7 +7,6 @@ import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.proxy.weave.ResponseSlots.Slot;
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
@@ -27,28 +26,29 @@ final class HotFetch {
     private static final int SESSIONLESS_EPOCH = -1;
 
     private final WovenSession session;
+    private final PlacementPool placements;
     private final FetchRequestSkim skim = new FetchRequestSkim();
     private final FetchResponseSkim responseSkim = new FetchResponseSkim();
     private final FetchRequestBuilder builder = new FetchRequestBuilder();
     private final FetchResponseMerger merger = new FetchResponseMerger();
     private final FetchResponseSkim[] one = new FetchResponseSkim[1];
-    private final ArrayDeque<TopicPlacement> free = new ArrayDeque<>(4);
 
     HotFetch(WovenSession session) {
         this.session = session;
+        this.placements = new PlacementPool(session.topicNames);
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
     }
 
     /** Takes ownership of {@code frame}. */
     void handle(ByteBuf frame, Slot slot, short version) {
         skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
-        TopicPlacement placement = acquire().place(skim, session.runtime.catalog(), session.ownRoute);
+        TopicPlacement placement = placements.acquire().place(skim, session.runtime.catalog(), session.ownRoute);
         short refusal = placement.unknownTopics
                 ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                 : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (placement.routed == 0) {
             ByteBuf answer = merge(placement, null, refusal);
-            release(placement);
+            placements.release(placement);
             frame.release();
             session.complete(slot, answer);
             return;
@@ -67,7 +67,7 @@ final class HotFetch {
                 } finally {
                     response.release();
                     frame.release();
-                    release(placement);
+                    placements.release(placement);
                 }
                 if (answer != null) {
                     session.complete(slot, answer);
@@ -77,7 +77,7 @@ final class HotFetch {
             @Override
             public void onFailure(Errors error, String reason) {
                 frame.release();
-                release(placement);
+                placements.release(placement);
                 session.complete(slot, null);
             }
         });
@@ -93,18 +93,9 @@ final class HotFetch {
         }
     }
 
-    private TopicPlacement acquire() {
-        TopicPlacement p = free.poll();
-        return p != null ? p : new TopicPlacement(session.topicNames);
-    }
 
-    private void release(TopicPlacement p) {
-        if (free.size() < 8) {
-            free.add(p);
-        }
-    }
 
     void release() {
-        free.clear();
+        placements.clear();
     }
 }

@@ -9,7 +9,6 @@ import dev.weft.protocol.produce.ProduceResponseSkim;
 import dev.weft.protocol.record.RecordBatchView;
 import dev.weft.proxy.weave.ResponseSlots.Slot;
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -29,25 +28,26 @@ final class HotProduce {
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
     private final WovenSession session;
+    private final PlacementPool placements;
     private final ProduceRequestSkim skim = new ProduceRequestSkim();
     private final ProduceResponseSkim responseSkim = new ProduceResponseSkim();
     private final ProduceRequestBuilder builder = new ProduceRequestBuilder();
     private final ProduceResponseMerger merger = new ProduceResponseMerger();
     private final RecordBatchView batch = new RecordBatchView();
     private final ProduceResponseSkim[] one = new ProduceResponseSkim[1];
-    private final ArrayDeque<TopicPlacement> free = new ArrayDeque<>(4);
     private long lastVirtualPid = -1;
     private long lastUpstreamPid = -1;
 
     HotProduce(WovenSession session) {
         this.session = session;
+        this.placements = new PlacementPool(session.topicNames);
     }
 
     /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
     boolean handle(ByteBuf frame, Slot slot, short version) {
         skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
         WeaveRuntime runtime = session.runtime;
-        TopicPlacement placement = acquire().place(skim, runtime.catalog(), session.ownRoute);
+        TopicPlacement placement = placements.acquire().place(skim, runtime.catalog(), session.ownRoute);
         boolean expectsResponse = skim.acks() != 0;
         short refusal = placement.unknownTopics ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (skim.transactionalIdLength() >= 0) {
@@ -64,13 +64,13 @@ final class HotProduce {
             }
         } else if (placement.routed > 0 && session.ownRoute != WeaveRuntime.PRODUCER_ID_HOME_ROUTE
                 && !translateProducerIds(frame, slot, version, placement)) {
-            release(placement);
+            placements.release(placement);
             return false;
         }
         if (placement.routed == 0) {
             ByteBuf answer = expectsResponse ? merger.merge(skim, placement.routeOf, nullResponse(), placement,
                     refusal, runtime.endpoints(session.addresses, session.ownRoute), session.client.alloc()) : null;
-            release(placement);
+            placements.release(placement);
             frame.release();
             session.complete(slot, answer);
             return true;
@@ -78,13 +78,13 @@ final class HotProduce {
         UpstreamLink own = session.links.own();
         int clientCorrelationId = skim.correlationId();
         if (placement.passThrough(skim.partitionCount())) {
-            release(placement);
+            placements.release(placement);
             own.send(frame, expectsResponse ? new PassThroughAnswer(slot, version, clientCorrelationId) : null);
         } else {
             ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());
             own.send(out, expectsResponse ? new MergedAnswer(slot, frame, placement, refusal) : null);
             if (!expectsResponse) {
-                release(placement);
+                placements.release(placement);
                 frame.release();
             }
         }
@@ -135,19 +135,10 @@ final class HotProduce {
         return one;
     }
 
-    private TopicPlacement acquire() {
-        TopicPlacement p = free.poll();
-        return p != null ? p : new TopicPlacement(session.topicNames);
-    }
 
-    private void release(TopicPlacement p) {
-        if (free.size() < 8) {
-            free.add(p);
-        }
-    }
 
     void release() {
-        free.clear();
+        placements.clear();
     }
 
     /** The broker's answer to a frame sent as it was: node ids and endpoints mapped, correlation id restored. */
@@ -209,7 +200,7 @@ final class HotProduce {
                 one[0] = null;
                 response.release();
                 request.release();
-                release(placement);
+                placements.release(placement);
             }
             if (out != null) {
                 session.complete(slot, out);
@@ -219,7 +210,7 @@ final class HotProduce {
         @Override
         public void onFailure(Errors error, String reason) {
             request.release();
-            release(placement);
+            placements.release(placement);
             session.complete(slot, null);
         }
     }

@@ -7,6 +7,7 @@ import dev.weft.proxy.config.WeftConfig.GatewayConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.BrokerAddressBook;
 import dev.weft.proxy.gateway.Gateway;
+import dev.weft.proxy.rewrite.GatewayEndpoints;
 import dev.weft.proxy.rewrite.NodeEndpointForwarder;
 import dev.weft.proxy.session.ResponseRewriter;
 import dev.weft.proxy.session.SessionSettings;
@@ -145,7 +146,7 @@ public final class WeaveRuntime implements AutoCloseable {
             NodeEndpointRewriter[] e = new NodeEndpointRewriter[routes.size()];
             NodeEndpointForwarder[] f = new NodeEndpointForwarder[routes.size()];
             for (int k = 0; k < routes.size(); k++) {
-                e[k] = new FixedRouteEndpoints(gateway, bijection, k);
+                e[k] = new GatewayEndpoints(gateway, bijection, k);
                 f[k] = new NodeEndpointForwarder(gateway, bijection, k);
             }
             endpoints.put(gateway, e);

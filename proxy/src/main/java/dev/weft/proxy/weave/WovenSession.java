@@ -6,6 +6,7 @@ import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.wire.MalformedFrameException;
 import dev.weft.proxy.gateway.BrokerAddressBook;
+import dev.weft.proxy.session.ClientConnectionChecks;
 import dev.weft.proxy.session.SessionMetrics;
 import dev.weft.proxy.session.SessionRegistry;
 import dev.weft.proxy.session.SessionSettings;
@@ -219,10 +220,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     }
 
     private static String rootMessage(Throwable t) {
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() != null ? t.getMessage() : t.toString();
+        return ClientConnectionChecks.rootMessage(t);
     }
 
     private void handle(ByteBuf frame) {
@@ -426,28 +424,14 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        if (evt instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess() && !closed) {
-            LOG.warn("{}: TLS handshake with the client failed: {}; closing", describe(), handshake.cause().getMessage());
-            metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
-            close();
-            return;
-        }
-        if (!(evt instanceof IdleStateEvent) || closed) {
+        if (closed) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
-        long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
-        KafkaFrameDecoder decoder = ctx.pipeline().get(KafkaFrameDecoder.class);
-        int partial = decoder == null ? 0 : decoder.bufferedBytes();
-        if (partial > 0 && silentMillis >= settings.partialFrameTimeoutMillis()) {
-            LOG.warn("{}: slow client: {} byte(s) of an incomplete frame and nothing more for {} ms "
-                    + "(server.partialFrameTimeoutMs); closing", describe(), partial, silentMillis);
-            metrics.connectionError(SessionMetrics.SessionError.SLOW_CLIENT, (short) -1);
+        if (ClientConnectionChecks.mustClose(evt, ctx, LOG, describe(), settings, metrics, lastReadNanos, slots.isEmpty())) {
             close();
-        } else if (partial == 0 && slots.isEmpty() && silentMillis >= settings.idleTimeoutMillis()) {
-            LOG.info("{}: idle for {} ms with nothing in flight (server.idleTimeoutMs); closing", describe(), silentMillis);
-            metrics.connectionError(SessionMetrics.SessionError.IDLE, (short) -1);
-            close();
+        } else if (!(evt instanceof IdleStateEvent) && !(evt instanceof SslHandshakeCompletionEvent)) {
+            ctx.fireUserEventTriggered(evt);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.rewrite;
 
 import dev.weft.protocol.skim.NodeEndpoint;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
@@ -7,16 +7,16 @@ import dev.weft.routing.node.NodeIdMapping;
 
 /**
  * Node ids and endpoints in a Produce/Fetch answer from a broker of one route: ids become that route's
- * virtual ids, endpoints the gateway's addresses. The merge's own "source" index is ignored: a woven
- * connection's answers all come from its one route.
+ * virtual ids, endpoints the gateway's addresses (the bootstrap address for a node the gateway has no
+ * port for). The caller's "source" index is ignored: a connection's answers all come from one route.
  */
-final class FixedRouteEndpoints implements NodeEndpointRewriter {
+public final class GatewayEndpoints implements NodeEndpointRewriter {
 
     private final BrokerAddressBook addresses;
     private final NodeIdMapping bijection;
     private final int route;
 
-    FixedRouteEndpoints(BrokerAddressBook addresses, NodeIdMapping bijection, int route) {
+    public GatewayEndpoints(BrokerAddressBook addresses, NodeIdMapping bijection, int route) {
         this.addresses = addresses;
         this.bijection = bijection;
         this.route = route;
