@@ -32,6 +32,13 @@ final class PlanRun {
 
     /** FindCoordinator v3: the last single-key version, enough to find one group's coordinator. */
     private static final short FIND_COORDINATOR_VERSION = 3;
+    /**
+     * How long a coordinator lookup keeps retrying while the cluster has no coordinator yet (a cluster
+     * whose {@code __consumer_offsets} a group's first request makes it create): well below clients'
+     * request timeouts, so the client gets an answer, not a timeout.
+     */
+    private static final long COORDINATOR_PATIENCE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    private static final long COORDINATOR_RETRY_MILLIS = 100;
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
     private final WovenSession session;
@@ -171,26 +178,86 @@ final class PlanRun {
             }
             case Destination.AnyBroker a -> exchange(session.links.any(part.route()), part, done, null);
             case Destination.Broker b -> exchange(session.links.broker(part.route(), b.nodeId()), part, done, null);
-            case Destination.GroupCoordinator g -> {
-                Integer known = session.cachedCoordinator(part.route(), g.groupId());
-                if (known != null) {
-                    exchange(session.links.broker(part.route(), known), part, done, g.groupId());
-                } else {
-                    findCoordinator(part, g.groupId(), done);
-                }
-            }
+            case Destination.GroupCoordinator g ->
+                    toCoordinator(part, g.groupId(), done, System.nanoTime() + COORDINATOR_PATIENCE_NANOS);
         }
     }
 
-    private void findCoordinator(Part part, String group, Consumer<Answer> done) {
+    /**
+     * Sends a part to the group's coordinator on its route, looking it up when not cached. While the
+     * coordinator turns the part away (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+     * COORDINATOR_LOAD_IN_PROGRESS: nothing was done), it is looked up again and the part resent, until
+     * {@code deadlineNanos}. A route other than the group's home typically has no coordinator ready
+     * when a group first uses it (see {@link #findCoordinator}); a broker that just became coordinator
+     * answers NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS while it loads the group's offsets.
+     */
+    private void toCoordinator(Part part, String group, Consumer<Answer> done, long deadlineNanos) {
+        Consumer<Answer> retrying = answer -> {
+            if (!answer.failed() && System.nanoTime() < deadlineNanos && !session.isClosed()
+                    && coordinatorTurnedAway(part, answer)) {
+                session.cacheCoordinator(part.route(), group, null);
+                session.client.eventLoop().schedule(() -> {
+                    if (session.isClosed()) {
+                        done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
+                    } else {
+                        toCoordinator(part, group, done, deadlineNanos);
+                    }
+                }, COORDINATOR_RETRY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
+            done.accept(answer);
+        };
+        Integer known = session.cachedCoordinator(part.route(), group);
+        if (known != null) {
+            UpstreamLink link = session.links.broker(part.route(), known);
+            exchange(link, part, retrying, group);
+            link.flush(); // a retry runs on its own, outside the flush of the plan's step
+        } else {
+            findCoordinator(part, group, retrying, deadlineNanos);
+        }
+    }
+
+    /** Whether a coordinator answered that it is not (or not yet) the group's coordinator. */
+    private static boolean coordinatorTurnedAway(Part part, Answer answer) {
+        // Cold path and rare (coordinator-bound parts only): the errors are read the way kafka-clients
+        // counts them, from the answer written out again.
+        java.util.Map<Errors, Integer> errors = AbstractResponse.parseResponse(ApiKeys.forId(part.apiKey()),
+                org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(answer.body(), part.version()),
+                part.version()).errorCounts();
+        return errors.containsKey(Errors.NOT_COORDINATOR) || errors.containsKey(Errors.COORDINATOR_NOT_AVAILABLE)
+                || errors.containsKey(Errors.COORDINATOR_LOAD_IN_PROGRESS);
+    }
+
+    /**
+     * Finds the group's coordinator on the part's route and sends the part there. The client already
+     * found the group's coordinator on its home cluster, but another route may have none yet: a cluster
+     * that never saw a group creates {@code __consumer_offsets} on the first lookup and answers
+     * COORDINATOR_NOT_AVAILABLE meanwhile. That is retried here until {@code deadlineNanos}, as a client
+     * would: passed on, it reached clients as an OffsetFetch/OffsetCommit error, and librdkafka does not
+     * retry a failed OffsetFetch of its assignment (its partitions were never consumed).
+     */
+    private void findCoordinator(Part part, String group, Consumer<Answer> done, long deadlineNanos) {
         FindCoordinatorRequestData find = new FindCoordinatorRequestData().setKey(group).setKeyType((byte) 0);
         Part lookup = new Part(part.route(), Destination.ANY, FIND_COORDINATOR_VERSION, find);
-        exchange(session.links.any(part.route()), lookup, answer -> {
+        UpstreamLink any = session.links.any(part.route());
+        exchange(any, lookup, answer -> {
             if (answer.failed()) {
                 done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, answer.reason()));
                 return;
             }
             FindCoordinatorResponseData found = (FindCoordinatorResponseData) answer.body();
+            Errors error = Errors.forCode(found.errorCode());
+            if ((error == Errors.COORDINATOR_NOT_AVAILABLE || error == Errors.COORDINATOR_LOAD_IN_PROGRESS)
+                    && System.nanoTime() < deadlineNanos && !session.isClosed()) {
+                session.client.eventLoop().schedule(() -> {
+                    if (session.isClosed()) {
+                        done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
+                    } else {
+                        findCoordinator(part, group, done, deadlineNanos);
+                    }
+                }, COORDINATOR_RETRY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                return;
+            }
             if (found.errorCode() != 0 || found.nodeId() < 0) {
                 Errors e = Errors.forCode(found.errorCode());
                 done.accept(Answer.failed(e == Errors.NONE ? Errors.COORDINATOR_NOT_AVAILABLE : e,
@@ -203,6 +270,7 @@ final class PlanRun {
             exchange(link, part, done, group);
             link.flush();
         }, null);
+        any.flush(); // a retry runs on its own, outside the flush of the plan's step
     }
 
     private void exchange(UpstreamLink link, Part part, Consumer<Answer> done, String coordinatedGroup) {
