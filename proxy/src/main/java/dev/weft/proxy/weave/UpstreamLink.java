@@ -47,6 +47,7 @@ final class UpstreamLink {
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
+    private final int route;
     private final String name;
     private final Owner owner;
     private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
@@ -58,9 +59,15 @@ final class UpstreamLink {
     private boolean closed;
     private String closeReason = "not connected";
 
-    UpstreamLink(String name, Owner owner) {
+    UpstreamLink(int route, String name, Owner owner) {
+        this.route = route;
         this.name = name;
         this.owner = owner;
+    }
+
+    /** The route (leaf) whose cluster this link reaches. */
+    int route() {
+        return route;
     }
 
     /** For log lines: "cluster 'east' broker 1 (127.0.0.1:9092)". */

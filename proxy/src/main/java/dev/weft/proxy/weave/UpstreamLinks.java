@@ -66,7 +66,7 @@ final class UpstreamLinks implements UpstreamLink.Owner {
     private UpstreamLink open(int route, int nodeId) {
         UpstreamCluster cluster = session.runtime.cluster(route);
         String name = "cluster '" + cluster.name() + "' " + (nodeId == ANY ? "(any broker)" : "broker " + nodeId);
-        UpstreamLink link = new UpstreamLink(name, this);
+        UpstreamLink link = new UpstreamLink(route, name, this);
         byKey.put(key(route, nodeId), link);
         if (nodeId == ANY) {
             connect(link, cluster, cluster.anyBroker());
@@ -120,7 +120,7 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         if (link == own) {
             session.onOwnLinkClosed(link.closeReason());
         } else {
-            session.runtime.reportTrouble(link.name());
+            session.runtime.reportTrouble(link.route(), link.name(), link.closeReason());
         }
     }
 

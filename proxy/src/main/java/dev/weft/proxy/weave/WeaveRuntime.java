@@ -232,9 +232,13 @@ public final class WeaveRuntime implements AutoCloseable {
         }
     }
 
-    /** A link to a broker failed: refresh that cluster's brokers (off the loop), and forget cached versions. */
-    void reportTrouble(String linkName) {
-        LOG.debug("virtual cluster '{}': {} failed", config.name(), linkName);
+    /**
+     * A session's connection to a broker of {@code route} failed: the cluster's broker list is read again
+     * (concurrent reports share one refresh), so the next connection goes to a broker that exists.
+     */
+    void reportTrouble(int route, String linkName, String reason) {
+        LOG.debug("virtual cluster '{}': {} failed: {}", config.name(), linkName, reason);
+        routes.get(route).refresh();
     }
 
     @Override
