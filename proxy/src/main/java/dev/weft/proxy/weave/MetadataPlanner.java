@@ -18,11 +18,13 @@ import org.apache.kafka.common.protocol.ApiMessage;
  * answer ({@link MetadataWeave}) with virtual node ids at the gateway's addresses, the virtual cluster
  * id and the catalog's names and ids. The routes' broker lists feed their topology caches; a topic the
  * client names that the catalog does not know makes the catalog refresh (rate-limited), so a topic
- * created behind the proxy's back shows up on the client's next retry.
+ * created behind the proxy's back shows up on the client's next retry. A route that does not answer
+ * shows its topics' last known partitions without leaders ({@link KnownPartitions}).
  */
 final class MetadataPlanner implements ColdPlanner {
 
     private final WeaveRuntime runtime;
+    private final KnownPartitions known = new KnownPartitions();
 
     MetadataPlanner(WeaveRuntime runtime) {
         this.runtime = runtime;
@@ -49,10 +51,14 @@ final class MetadataPlanner implements ColdPlanner {
             for (int route = 0; route < answers.size(); route++) {
                 Answer a = answers.get(route);
                 MetadataResponseData data = a.failed() ? null : (MetadataResponseData) a.body();
-                byRoute.add(data);
+                MetadataRequestData asked = (MetadataRequestData) parts.get(route).body();
                 if (data != null) {
                     runtime.learnBrokers(route, data);
+                    known.learn(route, asked, data);
+                } else {
+                    data = known.offline(route, asked, topics); // its partitions stay listed, leaderless
                 }
+                byRoute.add(data);
             }
             MetadataResponseData merged = MetadataWeave.merge(req, byRoute, topics, ctx::toVirtualNodeId, ctx.virtualClusterId());
             for (MetadataResponseData.MetadataResponseBroker b : merged.brokers()) {

@@ -16,4 +16,15 @@ final class CoordinatorFailures {
     static Errors retriable(Answer failed) {
         return failed.failure() == Errors.NOT_COORDINATOR ? Errors.NOT_COORDINATOR : Errors.COORDINATOR_NOT_AVAILABLE;
     }
+
+    /**
+     * For the partitions of a route other than the group's home whose part failed (its cluster is down):
+     * the client's coordinator — the home's — is fine; only the offsets kept on that route cannot be
+     * reached. kafka-clients retries a commit answered COORDINATOR_LOAD_IN_PROGRESS as it is, whereas
+     * COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR would make it drop its healthy coordinator
+     * connection and look the coordinator up again on every commit for as long as that cluster is down.
+     */
+    static Errors awayFromHome() {
+        return Errors.COORDINATOR_LOAD_IN_PROGRESS;
+    }
 }

@@ -198,7 +198,10 @@ final class OffsetCommitPlanner implements ColdPlanner {
                 return a == null || a.failed() ? null : ((OffsetCommitResponseData) a.body()).topics();
             }, route -> {
                 Answer a = answers.get(route);
-                return a != null && a.failed() ? CoordinatorFailures.retriable(a) : null;
+                if (a == null || !a.failed()) {
+                    return null;
+                }
+                return route == home ? CoordinatorFailures.retriable(a) : CoordinatorFailures.awayFromHome();
             }, (clientTopic, error) -> new OffsetCommitResponseTopic().setPartitions(clientTopic.partitions().stream()
                     .map(p -> new OffsetCommitResponsePartition().setPartitionIndex(p.partitionIndex())
                             .setErrorCode(error.code()))
