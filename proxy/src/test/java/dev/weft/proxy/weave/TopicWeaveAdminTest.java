@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.testing.ProxyFixture;
-import dev.weft.proxy.testing.WeaveFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.time.Duration;
 import java.util.Collection;
@@ -46,22 +43,15 @@ import org.junit.jupiter.api.Test;
  */
 class TopicWeaveAdminTest {
 
-    private static KafkaCluster east;
-    private static KafkaCluster west;
-    private static WeftProxy proxy;
+    private static WovenClusters woven;
     private static Admin admin;
 
     @BeforeAll
     static void start() {
-        east = KafkaCluster.builder().brokers(1).build();
-        west = KafkaCluster.builder().brokers(1).build();
-        east.start();
-        west.start();
-        east.createTopic("orders", 2, 1);
-        west.createTopic("payments", 2, 1);
-        proxy = WeaveFixture.start(List.of(east, west), List.of("name: east", "name: west, naming: { prefix: \"w.\" }"),
-                "    placement: { rules: [ { prefix: \"w.\", route: west } ], default: east }\n");
-        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ProxyFixture.bootstrap(proxy)));
+        woven = WovenClusters.start(2).topic(0, "orders", 2).topic(1, "payments", 2)
+                .weave(List.of("name: east", "name: west, naming: { prefix: \"w.\" }"),
+                        "    placement: { rules: [ { prefix: \"w.\", route: west } ], default: east }\n");
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, woven.bootstrap()));
     }
 
     @AfterAll
@@ -69,14 +59,8 @@ class TopicWeaveAdminTest {
         if (admin != null) {
             admin.close(Duration.ofSeconds(5));
         }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (west != null) {
-            west.close();
-        }
-        if (east != null) {
-            east.close();
+        if (woven != null) {
+            woven.close();
         }
     }
 
@@ -84,10 +68,10 @@ class TopicWeaveAdminTest {
     void clusterViewIsMergedWithVirtualIds() throws Exception {
         var cluster = admin.describeCluster();
         Set<Integer> ids = cluster.nodes().get().stream().map(n -> n.id()).collect(Collectors.toSet());
-        int eastId = east.brokerIds().getFirst();
-        int westId = west.brokerIds().getFirst();
+        int eastId = woven.cluster(0).brokerIds().getFirst();
+        int westId = woven.cluster(1).brokerIds().getFirst();
         assertEquals(Set.of(eastId * 2, westId * 2 + 1), ids);
-        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, east.bootstrapServers()))) {
+        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, woven.cluster(0).bootstrapServers()))) {
             String real = direct.describeCluster().clusterId().get();
             assertTrue(!cluster.clusterId().get().equals(real), "virtual cluster id, not east's " + real);
         }
@@ -99,8 +83,8 @@ class TopicWeaveAdminTest {
     @Test
     void topicsAreCreatedConfiguredTrimmedAndDeletedOnTheirOwnCluster() throws Exception {
         admin.createTopics(List.of(new NewTopic("w.audit", 1, (short) 1), new NewTopic("invoices", 1, (short) 1))).all().get();
-        assertTrue(topicsOf(west).contains("audit"), "placed on west under its real name");
-        assertTrue(topicsOf(east).contains("invoices"));
+        assertTrue(topicsOf(woven.cluster(1)).contains("audit"), "placed on west under its real name");
+        assertTrue(topicsOf(woven.cluster(0)).contains("invoices"));
         ExecutionException dup = assertThrows(ExecutionException.class,
                 () -> admin.createTopics(List.of(new NewTopic("orders", 1, (short) 1))).all().get());
         assertInstanceOf(org.apache.kafka.common.errors.TopicExistsException.class, dup.getCause());
@@ -110,7 +94,7 @@ class TopicWeaveAdminTest {
                 new ConfigEntry("retention.ms", "3600000"), AlterConfigOp.OpType.SET)))).all().get();
         Config c = admin.describeConfigs(List.of(audit)).all().get().get(audit);
         assertEquals("3600000", c.get("retention.ms").value());
-        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, west.bootstrapServers()))) {
+        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, woven.cluster(1).bootstrapServers()))) {
             ConfigResource real = new ConfigResource(ConfigResource.Type.TOPIC, "audit");
             assertEquals("3600000", direct.describeConfigs(List.of(real)).all().get().get(real).get("retention.ms").value());
         }
@@ -122,8 +106,8 @@ class TopicWeaveAdminTest {
         assertEquals(4, admin.listOffsets(Map.of(tp, OffsetSpec.earliest())).all().get().get(tp).offset());
 
         admin.deleteTopics(List.of("w.audit", "invoices")).all().get();
-        assertTrue(!topicsOf(west).contains("audit"));
-        assertTrue(!topicsOf(east).contains("invoices"));
+        assertTrue(!topicsOf(woven.cluster(1)).contains("audit"));
+        assertTrue(!topicsOf(woven.cluster(0)).contains("invoices"));
     }
 
     @Test
@@ -166,7 +150,7 @@ class TopicWeaveAdminTest {
 
     private static void produce(String topic, int n) throws Exception {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ProxyFixture.bootstrap(proxy));
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, woven.bootstrap());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < n; i++) {
                 producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();

@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
-import dev.weft.proxy.testing.ProxyFixture;
-import dev.weft.proxy.testing.WeaveFixture;
-import dev.weft.testkit.KafkaCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
@@ -34,38 +30,25 @@ import org.junit.jupiter.api.Test;
  */
 class TopicWeaveKip848Test {
 
-    private static KafkaCluster east;
-    private static KafkaCluster west;
-    private static WeftProxy proxy;
+    private static WovenClusters woven;
 
     @BeforeAll
     static void start() {
-        east = KafkaCluster.builder().brokers(1).build();
-        west = KafkaCluster.builder().brokers(1).build();
-        east.start();
-        west.start();
-        east.createTopic("orders-real", 3, 1);
-        west.createTopic("payments", 1, 1);
-        proxy = WeaveFixture.start(List.of(east, west), List.of("name: east, naming: { renames: { orders-real: orders } }",
-                "name: west, naming: { prefix: \"w.\" }"), "");
+        woven = WovenClusters.start(2).topic(0, "orders-real", 3).topic(1, "payments", 1)
+                .weave(List.of("name: east, naming: { renames: { orders-real: orders } }",
+                        "name: west, naming: { prefix: \"w.\" }"), "");
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (west != null) {
-            west.close();
-        }
-        if (east != null) {
-            east.close();
+        if (woven != null) {
+            woven.close();
         }
     }
 
     @Test
     void aGroupOnItsHomeClustersTopicsReadsEverything() {
-        String bootstrap = ProxyFixture.bootstrap(proxy);
+        String bootstrap = woven.bootstrap();
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -87,7 +70,7 @@ class TopicWeaveKip848Test {
 
     @Test
     void aGroupSpanningClustersIsRefusedWithTheReason() {
-        try (KafkaConsumer<String, String> c = consumer(ProxyFixture.bootstrap(proxy), "k848-span")) {
+        try (KafkaConsumer<String, String> c = consumer(woven.bootstrap(), "k848-span")) {
             c.subscribe(List.of("orders", "w.payments"));
             InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> {
                 long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

@@ -3,10 +3,7 @@ package dev.weft.proxy.weave;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
-import dev.weft.proxy.testing.ProxyFixture;
-import dev.weft.proxy.testing.WeaveFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,12 +22,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,37 +38,24 @@ import org.junit.jupiter.api.Test;
  */
 class TopicWeaveRoundTripTest {
 
-    private static KafkaCluster east;
-    private static KafkaCluster west;
-    private static WeftProxy proxy;
+    private static WovenClusters woven;
 
     @BeforeAll
     static void start() throws Exception {
-        east = KafkaCluster.builder().brokers(1).build();
-        west = KafkaCluster.builder().brokers(1).build();
-        east.start();
-        west.start();
-        east.createTopic("orders", 3, 1);
-        west.createTopic("payments", 2, 1);
-        proxy = WeaveFixture.start(List.of(east, west), List.of("name: east", "name: west, naming: { prefix: \"w.\" }"), "");
+        woven = WovenClusters.start(2).topic(0, "orders", 3).topic(1, "payments", 2)
+                .weave(List.of("name: east", "name: west, naming: { prefix: \"w.\" }"), "");
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (west != null) {
-            west.close();
-        }
-        if (east != null) {
-            east.close();
+        if (woven != null) {
+            woven.close();
         }
     }
 
     @Test
     void anIdempotentProducerAndAGroupWorkAcrossBothClusters() throws Exception {
-        String bootstrap = ProxyFixture.bootstrap(proxy);
+        String bootstrap = woven.bootstrap();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             Set<String> names = new TreeSet<>(admin.listTopics().names().get());
             assertTrue(names.containsAll(Set.of("orders", "w.payments")), names.toString());
@@ -81,11 +63,7 @@ class TopicWeaveRoundTripTest {
         }
         int perTopic = 500;
         Map<String, Long> acked = new HashMap<>();
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = WeaveClients.producer(bootstrap, Map.of())) {
             List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int i = 0; i < perTopic; i++) {
                 sent.add(producer.send(new ProducerRecord<>("orders", "k" + i, "order-" + i)));
@@ -97,12 +75,12 @@ class TopicWeaveRoundTripTest {
             }
         }
         assertEquals(Map.of("orders", (long) perTopic, "w.payments", (long) perTopic), acked);
-        assertEquals(perTopic, countDirectly(east, "orders"));
-        assertEquals(perTopic, countDirectly(west, "payments"));
+        assertEquals(perTopic, countDirectly(woven.cluster(0), "orders"));
+        assertEquals(perTopic, countDirectly(woven.cluster(1), "payments"));
 
         // first member reads half-way and commits, a second one resumes from the commits
         Map<String, Set<String>> seen = new HashMap<>();
-        try (KafkaConsumer<String, String> c = consumer(bootstrap, "weave-group")) {
+        try (KafkaConsumer<String, String> c = WeaveClients.consumer(bootstrap, "weave-group")) {
             c.subscribe(Pattern.compile("orders|w\\..*"));
             Poll.until(Duration.ofSeconds(60), "first member reads 600 records", () -> {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
@@ -112,7 +90,7 @@ class TopicWeaveRoundTripTest {
             });
             c.commitSync();
         }
-        try (KafkaConsumer<String, String> c = consumer(bootstrap, "weave-group")) {
+        try (KafkaConsumer<String, String> c = WeaveClients.consumer(bootstrap, "weave-group")) {
             c.subscribe(Pattern.compile("orders|w\\..*"));
             Poll.until(Duration.ofSeconds(60), "second member reads the rest", () -> {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
@@ -128,7 +106,7 @@ class TopicWeaveRoundTripTest {
         assertEquals(perTopic, seen.get("orders").size());
         assertEquals(perTopic, seen.get("w.payments").size());
         // offsets of the prefixed topic are stored on its own cluster under its real name
-        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, west.bootstrapServers()))) {
+        try (Admin direct = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, woven.cluster(1).bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> offsets = direct.listConsumerGroupOffsets("weave-group")
                     .partitionsToOffsetAndMetadata().get();
             long total = offsets.entrySet().stream().filter(e -> e.getKey().topic().equals("payments"))
@@ -137,16 +115,6 @@ class TopicWeaveRoundTripTest {
         }
     }
 
-    private static KafkaConsumer<String, String> consumer(String bootstrap, String group) {
-        Properties c = new Properties();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
-        c.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 2000);
-        return new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer());
-    }
 
     static long countDirectly(KafkaCluster cluster, String topic) {
         Properties c = new Properties();

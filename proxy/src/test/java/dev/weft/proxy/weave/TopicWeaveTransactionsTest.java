@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.testing.ProxyFixture;
-import dev.weft.proxy.testing.WeaveFixture;
-import dev.weft.testkit.KafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,38 +30,25 @@ import org.junit.jupiter.api.Test;
  */
 class TopicWeaveTransactionsTest {
 
-    private static KafkaCluster east;
-    private static KafkaCluster west;
-    private static WeftProxy proxy;
+    private static WovenClusters woven;
 
     @BeforeAll
     static void start() {
-        east = KafkaCluster.builder().brokers(1).build();
-        west = KafkaCluster.builder().brokers(1).build();
-        east.start();
-        west.start();
-        east.createTopic("ledger", 2, 1);
-        west.createTopic("audit", 1, 1);
-        proxy = WeaveFixture.start(List.of(east, west), List.of("name: east", "name: west, naming: { prefix: \"w.\" }"),
-                "    transactions: { homes: [ { prefix: \"west-\", route: west } ], default: east }\n");
+        woven = WovenClusters.start(2).topic(0, "ledger", 2).topic(1, "audit", 1)
+                .weave(List.of("name: east", "name: west, naming: { prefix: \"w.\" }"),
+                        "    transactions: { homes: [ { prefix: \"west-\", route: west } ], default: east }\n");
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (west != null) {
-            west.close();
-        }
-        if (east != null) {
-            east.close();
+        if (woven != null) {
+            woven.close();
         }
     }
 
     @Test
     void commitAndAbortOnTheHomeClusterAndACrossClusterTransactionIsRefusedWhole() {
-        String bootstrap = ProxyFixture.bootstrap(proxy);
+        String bootstrap = woven.bootstrap();
         try (KafkaProducer<String, String> producer = producer(bootstrap, "east-tx")) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -96,15 +79,15 @@ class TopicWeaveTransactionsTest {
         List<String> throughProxy = readCommittedUntil(bootstrap, "ledger", 2, 21);
         assertEquals(21, throughProxy.size(), throughProxy.toString());
         assertTrue(throughProxy.stream().allMatch(v -> v.startsWith("committed-")), throughProxy.toString());
-        List<String> directEast = readCommitted(east.bootstrapServers(), "ledger", 2);
+        List<String> directEast = readCommitted(woven.cluster(0).bootstrapServers(), "ledger", 2);
         assertEquals(throughProxy.stream().sorted().toList(), directEast.stream().sorted().toList());
-        assertTrue(readCommitted(west.bootstrapServers(), "audit", 1).stream().noneMatch(v -> v.startsWith("spanning-")));
+        assertTrue(readCommitted(woven.cluster(1).bootstrapServers(), "audit", 1).stream().noneMatch(v -> v.startsWith("spanning-")));
         assertTrue(readCommitted(bootstrap, "w.audit", 1).stream().noneMatch(v -> v.startsWith("spanning-")));
     }
 
     @Test
     void aTransactionHomedOnTheSecondClusterCommitsThere() {
-        String bootstrap = ProxyFixture.bootstrap(proxy);
+        String bootstrap = woven.bootstrap();
         try (KafkaProducer<String, String> producer = producer(bootstrap, "west-tx")) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -113,7 +96,7 @@ class TopicWeaveTransactionsTest {
             }
             producer.commitTransaction();
         }
-        List<String> direct = readCommittedUntil(west.bootstrapServers(), "audit", 1, 7).stream()
+        List<String> direct = readCommittedUntil(woven.cluster(1).bootstrapServers(), "audit", 1, 7).stream()
                 .filter(v -> v.startsWith("audit-")).toList();
         assertEquals(7, direct.size(), direct.toString());
         assertEquals(direct, readCommitted(bootstrap, "w.audit", 1).stream().filter(v -> v.startsWith("audit-")).toList());
