@@ -7,6 +7,8 @@
 //   node kafkajs_client.js consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S
 //       joins GROUP, prints "PARTITION<TAB>OFFSET<TAB>KEY<TAB>BASE64-VALUE" per record and commits after
 //       each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
+//   node kafkajs_client.js consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S
+//       the same over several topics (dev.weft.proxy.weave tests), each line prefixed by "TOPIC<TAB>".
 'use strict';
 
 const fs = require('fs');
@@ -55,11 +57,11 @@ async function produce(bootstrap, topic, inputPath) {
   return 0;
 }
 
-async function consume(bootstrap, topic, group, count, timeoutSeconds) {
+async function consume(bootstrap, topics, group, count, timeoutSeconds, withTopic) {
   const kafka = client(bootstrap, 'weft-conformance-kafkajs-consumer');
   const consumer = kafka.consumer({ groupId: group, sessionTimeout: 30000, heartbeatInterval: 1000 });
   await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.subscribe({ topics, fromBeginning: true });
   let received = 0;
   let done;
   const finished = new Promise((resolve) => { done = resolve; });
@@ -69,7 +71,7 @@ async function consume(bootstrap, topic, group, count, timeoutSeconds) {
     eachBatch: async ({ batch, resolveOffset }) => {
       const lines = [];
       for (const m of batch.messages) {
-        lines.push(`${batch.partition}\t${m.offset}\t${m.key ? m.key.toString('ascii') : ''}\t`
+        lines.push(`${withTopic ? `${batch.topic}\t` : ''}${batch.partition}\t${m.offset}\t${m.key ? m.key.toString('ascii') : ''}\t`
           + `${m.value ? m.value.toString('base64') : ''}\n`);
         resolveOffset(m.offset);
       }
@@ -101,10 +103,13 @@ async function main(argv) {
     return produce(argv[1], argv[2], argv[3]);
   }
   if (argv.length === 6 && argv[0] === 'consume') {
-    return consume(argv[1], argv[2], argv[3], Number(argv[4]), Number(argv[5]));
+    return consume(argv[1], [argv[2]], argv[3], Number(argv[4]), Number(argv[5]), false);
+  }
+  if (argv.length === 6 && argv[0] === 'consume-topics') {
+    return consume(argv[1], argv[2].split(','), argv[3], Number(argv[4]), Number(argv[5]), true);
   }
   process.stderr.write('usage: kafkajs_client.js produce BOOTSTRAP TOPIC INPUT.tsv | '
-    + 'consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S\n');
+    + 'consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S | consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S\n');
   return 64;
 }
 

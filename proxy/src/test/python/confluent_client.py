@@ -9,6 +9,8 @@ Run with the Debian python (/usr/bin/python3, package python3-confluent-kafka):
   confluent_client.py consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S
       joins GROUP, prints "PARTITION<TAB>OFFSET<TAB>KEY<TAB>BASE64-VALUE" per record and commits
       after each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
+  confluent_client.py consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S
+      the same over several topics (dev.weft.proxy.weave tests), each line prefixed by "TOPIC<TAB>".
 """
 import base64
 import sys
@@ -64,14 +66,14 @@ def produce(bootstrap, topic, input_path):
     return 0
 
 
-def consume(bootstrap, topic, group, count, timeout_s):
+def consume(bootstrap, topics, group, count, timeout_s, with_topic=False):
     consumer = Consumer({
         'bootstrap.servers': bootstrap,
         'group.id': group,
         'auto.offset.reset': 'earliest',
         'enable.auto.commit': False,
     })
-    consumer.subscribe([topic])
+    consumer.subscribe(topics)
     received = 0
     deadline = time.monotonic() + timeout_s
     try:
@@ -83,7 +85,7 @@ def consume(bootstrap, topic, group, count, timeout_s):
                     if msg.error().code() != KafkaError._PARTITION_EOF:
                         log('consume error: %s' % msg.error())
                     continue
-                print('%d\t%d\t%s\t%s' % (msg.partition(), msg.offset(), msg.key().decode('ascii'),
+                print('%s%d\t%d\t%s\t%s' % (msg.topic() + '\t' if with_topic else '', msg.partition(), msg.offset(), msg.key().decode('ascii'),
                                           base64.b64encode(msg.value() or b'').decode('ascii')))
                 good += 1
             if good:
@@ -103,7 +105,9 @@ def main(argv):
     if len(argv) == 5 and argv[1] == 'produce':
         return produce(argv[2], argv[3], argv[4])
     if len(argv) == 7 and argv[1] == 'consume':
-        return consume(argv[2], argv[3], argv[4], int(argv[5]), float(argv[6]))
+        return consume(argv[2], [argv[3]], argv[4], int(argv[5]), float(argv[6]))
+    if len(argv) == 7 and argv[1] == 'consume-topics':
+        return consume(argv[2], argv[3].split(','), argv[4], int(argv[5]), float(argv[6]), True)
     log(__doc__)
     return 64
 

@@ -38,7 +38,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * to the brokers directly (never through the proxy) to write what a client under test will consume
  * and to read back what a client under test produced.
  */
-final class ConformanceEnvironment implements AutoCloseable {
+public final class ConformanceEnvironment implements AutoCloseable {
 
     static final Duration ORACLE_TIMEOUT = Duration.ofSeconds(60);
 
@@ -108,8 +108,18 @@ final class ConformanceEnvironment implements AutoCloseable {
      * @return the offsets given to the records, by partition, in send order
      */
     Map<Integer, List<Long>> produceDirect(String topic, Dataset data) throws Exception {
+        return produceDirect(upstreamBootstrap(), topic, data);
+    }
+
+    /**
+     * Oracle: writes {@code data} to {@code topic} on the brokers at {@code brokers} (never a proxy),
+     * idempotently, in send order.
+     *
+     * @return the offsets given to the records, by partition, in send order
+     */
+    public static Map<Integer, List<Long>> produceDirect(String brokers, String topic, Dataset data) throws Exception {
         Map<String, Object> config = new HashMap<>();
-        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, upstreamBootstrap());
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, brokers);
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -147,7 +157,7 @@ final class ConformanceEnvironment implements AutoCloseable {
      * all partitions, starts at the beginning and stops at the end offsets (the last stable offsets
      * under read_committed).
      */
-    static List<Arrived> readAll(Map<String, Object> config, String topic, String member) {
+    public static List<Arrived> readAll(Map<String, Object> config, String topic, String member) {
         List<Arrived> arrived = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer =
                      new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

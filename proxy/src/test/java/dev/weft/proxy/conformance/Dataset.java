@@ -18,14 +18,14 @@ import java.util.zip.CRC32C;
  * of varied length (empty included), either arbitrary bytes or, for tools that print values as text,
  * letters and digits only.
  */
-final class Dataset {
+public final class Dataset {
 
     private static final char[] PRINTABLE =
             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".toCharArray();
 
     /** One record: its position in send order, key and value. */
-    record Entry(int seq, String key, byte[] value) {
-        byte[] keyBytes() {
+    public record Entry(int seq, String key, byte[] value) {
+        public byte[] keyBytes() {
             return key.getBytes(StandardCharsets.UTF_8);
         }
     }
@@ -45,7 +45,7 @@ final class Dataset {
     }
 
     /** {@code count} records with arbitrary byte values of 0 to {@code maxValueBytes} bytes. */
-    static Dataset binary(String prefix, int count, long seed, int maxValueBytes) {
+    public static Dataset binary(String prefix, int count, long seed, int maxValueBytes) {
         SplittableRandom random = new SplittableRandom(seed);
         List<Entry> entries = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -57,7 +57,7 @@ final class Dataset {
     }
 
     /** {@code count} records whose values are 1 to {@code maxValueChars} letters and digits. */
-    static Dataset printable(String prefix, int count, long seed, int maxValueChars) {
+    public static Dataset printable(String prefix, int count, long seed, int maxValueChars) {
         SplittableRandom random = new SplittableRandom(seed);
         List<Entry> entries = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -75,20 +75,20 @@ final class Dataset {
         return prefix + "-" + String.format("%06d", seq);
     }
 
-    String prefix() {
+    public String prefix() {
         return prefix;
     }
 
-    List<Entry> entries() {
+    public List<Entry> entries() {
         return entries;
     }
 
-    int size() {
+    public int size() {
         return entries.size();
     }
 
     /** The entry with {@code key}, or null when the key is not one of this dataset's. */
-    Entry entry(String key) {
+    public Entry entry(String key) {
         return byKey.get(key);
     }
 
@@ -98,7 +98,7 @@ final class Dataset {
     }
 
     /** CRC32C over every entry in send order (key length, key, value length, value). */
-    long checksum() {
+    public long checksum() {
         return checksum(entries);
     }
 
@@ -122,7 +122,7 @@ final class Dataset {
      * Writes one line per record, {@code key<TAB>value}, the value in base64 ({@code base64}) or as it
      * is (printable datasets only).
      */
-    Path writeTsv(Path file, boolean base64) throws IOException {
+    public Path writeTsv(Path file, boolean base64) throws IOException {
         StringBuilder out = new StringBuilder(entries.size() * 64);
         Base64.Encoder encoder = Base64.getEncoder();
         for (Entry e : entries) {

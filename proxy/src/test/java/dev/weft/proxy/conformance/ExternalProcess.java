@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Runs a client under test as a child process: always with a timeout, stdout and stderr captured to
  * files (no pipe can fill up and stall the child), and the process tree killed in a finally.
  */
-final class ExternalProcess {
+public final class ExternalProcess {
 
     private static final int TAIL_CHARS = 6_000;
     private static final AtomicInteger RUNS = new AtomicInteger();
@@ -23,14 +23,14 @@ final class ExternalProcess {
     }
 
     /** What a child did. */
-    record Result(List<String> command, int exitCode, boolean timedOut, Duration took, String stdout, String stderr) {
+    public record Result(List<String> command, int exitCode, boolean timedOut, Duration took, String stdout, String stderr) {
 
-        boolean succeeded() {
+        public boolean succeeded() {
             return !timedOut && exitCode == 0;
         }
 
         /** The command, how it ended, and the tails of its output: for assertion messages. */
-        String describe() {
+        public String describe() {
             return "\n--- command: " + String.join(" ", command)
                     + "\n--- " + (timedOut ? "killed after the timeout" : "exit code " + exitCode) + " after "
                     + took.toMillis() + " ms"
@@ -40,7 +40,7 @@ final class ExternalProcess {
         }
 
         /** Fails (with the output) unless the child exited 0 within the timeout. */
-        Result assertSucceeded(String what) {
+        public Result assertSucceeded(String what) {
             if (!succeeded()) {
                 throw new AssertionError(what + " failed" + describe());
             }
@@ -59,7 +59,7 @@ final class ExternalProcess {
      *
      * @param scratch folder for the captured output
      */
-    static Result run(List<String> command, Path workDir, Map<String, String> env, Path stdin, Duration timeout,
+    public static Result run(List<String> command, Path workDir, Map<String, String> env, Path stdin, Duration timeout,
                       Path scratch) {
         int run = RUNS.incrementAndGet();
         Path out = scratch.resolve("process-" + run + ".out");

@@ -10,34 +10,35 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Finds the client tools the suite runs. A missing tool FAILS the test, naming what to install
- * ({@code .ci/run} installs all of them); nothing is skipped silently.
+ * Finds the client tools the suite runs (this package's tests and the topic-weave real-client tests in
+ * {@code dev.weft.proxy.weave}). A missing tool FAILS the test, naming what to install ({@code .ci/run}
+ * installs all of them); nothing is skipped silently.
  */
-final class Prerequisites {
+public final class Prerequisites {
 
     /** The Debian python, where {@code python3-confluent-kafka} installs (not the first python3 on PATH). */
-    static final Path DEBIAN_PYTHON = Path.of("/usr/bin/python3");
+    public static final Path DEBIAN_PYTHON = Path.of("/usr/bin/python3");
 
     private Prerequisites() {
     }
 
     /** The proxy module's folder (surefire runs tests there and sets {@code basedir}). */
-    static Path moduleDir() {
+    public static Path moduleDir() {
         return Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
     }
 
     /** This JVM's {@code java} launcher, for forked client JVMs. */
-    static String java() {
+    public static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    static Path kcat() {
+    public static Path kcat() {
         return onPath("kcat").orElseThrowFail(
                 "kcat is not installed: install the Debian package 'kcat' (apt-get install -y kcat; .ci/run does)");
     }
 
     /** {@code /usr/bin/python3} able to import confluent_kafka. */
-    static Path pythonWithConfluentKafka(Path scratch) {
+    public static Path pythonWithConfluentKafka(Path scratch) {
         String install = "install the Debian package 'python3-confluent-kafka' for /usr/bin/python3 "
                 + "(apt-get install -y python3-confluent-kafka; .ci/run does)";
         if (!Files.isExecutable(DEBIAN_PYTHON)) {
@@ -52,13 +53,23 @@ final class Prerequisites {
         return DEBIAN_PYTHON;
     }
 
-    static Path node() {
+    public static Path node() {
         return onPath("node").orElseThrowFail(
                 "node is not installed: install Node.js 20 (Debian package 'nodejs') and npm");
     }
 
+    /** HAProxy from Debian ({@code /usr/sbin} is searched too: it is not on every PATH). */
+    public static Path haproxy() {
+        Found onPath = onPath("haproxy");
+        if (onPath.path() == null && Files.isExecutable(Path.of("/usr/sbin/haproxy"))) {
+            return Path.of("/usr/sbin/haproxy");
+        }
+        return onPath.orElseThrowFail("haproxy is not installed: install the Debian package 'haproxy' "
+                + "(apt-get install -y haproxy; .ci/run does)");
+    }
+
     /** The kafkajs project folder, with its dependencies installed by {@code npm ci}. */
-    static Path kafkaJsProject() {
+    public static Path kafkaJsProject() {
         Path project = moduleDir().resolve("src/test/js");
         if (!Files.isDirectory(project.resolve("node_modules/kafkajs"))) {
             fail("kafkajs is not installed in " + project + ": run 'npm ci' in that folder (.ci/run does)");

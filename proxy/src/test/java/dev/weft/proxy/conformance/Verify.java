@@ -11,7 +11,7 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /** Checks of what arrived against what was sent. */
-final class Verify {
+public final class Verify {
 
     private static final int MAX_REPORTED = 20;
 
@@ -19,7 +19,7 @@ final class Verify {
     }
 
     /** What a check found, for messages and reports. */
-    record Summary(int sent, int arrived, int distinct, int duplicates, long sentCrc, long arrivedCrc,
+    public record Summary(int sent, int arrived, int distinct, int duplicates, long sentCrc, long arrivedCrc,
                    Map<Integer, Integer> perPartition) {
         @Override
         public String toString() {
@@ -34,7 +34,7 @@ final class Verify {
      * each receiver and partition, offsets strictly increase in arrival order; in each partition the
      * send order is kept (sequence numbers increase with offsets).
      */
-    static Summary exactlyOnce(Dataset sent, List<Arrived> arrived, Supplier<String> context) {
+    public static Summary exactlyOnce(Dataset sent, List<Arrived> arrived, Supplier<String> context) {
         return check(sent, arrived, false, context);
     }
 
@@ -44,7 +44,7 @@ final class Verify {
      * (same partition, offset and bytes). Arrival order is not checked here (the caller checks it per
      * assignment); send order per partition is.
      */
-    static Summary atLeastOnce(Dataset sent, List<Arrived> arrived, Supplier<String> context) {
+    public static Summary atLeastOnce(Dataset sent, List<Arrived> arrived, Supplier<String> context) {
         return check(sent, arrived, true, context);
     }
 
@@ -146,7 +146,7 @@ final class Verify {
      * The distinct (partition, offset) pairs that arrived are exactly those the producer was acknowledged
      * ({@code produced}: offsets by partition, from the producer's metadata).
      */
-    static void sameOffsets(Map<Integer, List<Long>> produced, List<Arrived> arrived, Supplier<String> context) {
+    public static void sameOffsets(Map<Integer, List<Long>> produced, List<Arrived> arrived, Supplier<String> context) {
         Map<Integer, java.util.SortedSet<Long>> got = new TreeMap<>();
         for (Arrived a : arrived) {
             got.computeIfAbsent(a.partition(), p -> new java.util.TreeSet<>()).add(a.offset());
