@@ -64,7 +64,15 @@ final class PlanRun {
             String why = ApiKeyTable.name(header.requestApiKey()) + " is not available through a virtual cluster woven"
                     + " from several clusters ('" + session.runtime.name() + "'): it cannot be answered correctly across clusters";
             session.logRefusal(why);
-            advance(Step.respond(Refusals.errorResponse(body, version, Errors.UNSUPPORTED_VERSION, why)));
+            Step refusal;
+            try {
+                refusal = Step.respond(Refusals.errorResponse(body, version, Errors.UNSUPPORTED_VERSION, why));
+            } catch (RuntimeException e) {
+                releaseFrame();
+                session.failed("cannot refuse " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
+                return;
+            }
+            advance(refusal);
             return;
         }
         Step first;

@@ -291,6 +291,10 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
             frame.release();
             malformed(e);
             return;
+        } catch (RuntimeException e) {
+            frame.release();
+            failed("cannot read a " + ApiKeyTable.name(apiKey) + " v" + version + " request", e);
+            return;
         }
         ColdPlanner planner = planner(apiKey, body);
         new PlanRun(this, slot, frame, header, version, correlationId).start(planner, body);
