@@ -125,7 +125,8 @@ final class OffsetFetchPlanner implements ColdPlanner {
                 return null;
             }
             if (a.failed()) {
-                return CoordinatorFailures.retriable(a);
+                // another cluster down: the home coordinator is fine, the client only has to retry
+                return route == home ? CoordinatorFailures.retriable(a) : CoordinatorFailures.awayFromHome();
             }
             OffsetFetchResponseGroup g = answerOf(route);
             if (g == null) {

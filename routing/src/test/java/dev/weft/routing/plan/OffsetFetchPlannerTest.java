@@ -197,6 +197,10 @@ class OffsetFetchPlannerTest {
         assertEquals(List.of(US_ORDERS, US_CLICKS, EU_ORDERS, EU_AUDIT, logsVirtual), all);
     }
 
+    /**
+     * A cluster other than the group's home is down: COORDINATOR_LOAD_IN_PROGRESS, which clients retry
+     * as it is (NOT_AVAILABLE would make them drop the healthy home coordinator and look it up again).
+     */
     @Test
     void aFailedRouteMarksItsPartitionsAndTheGroupRetriable() {
         short v8 = 8;
@@ -205,9 +209,9 @@ class OffsetFetchPlannerTest {
         PlanDriver.Outcome out = driver(US).run(PLANNER, req, v8, part -> part.route() == EU
                 ? Answer.failed(Errors.NETWORK_EXCEPTION, "down") : brokers(-1, Errors.NONE).apply(part));
         OffsetFetchResponseGroup g = ((OffsetFetchResponseData) out.response()).groups().getFirst();
-        assertError(Errors.COORDINATOR_NOT_AVAILABLE, g.errorCode());
+        assertError(Errors.COORDINATOR_LOAD_IN_PROGRESS, g.errorCode());
         assertEquals(List.of("orders-eu", "us.orders"), names(g));
-        assertError(Errors.COORDINATOR_NOT_AVAILABLE, g.topics().get(0).partitions().getFirst().errorCode());
+        assertError(Errors.COORDINATOR_LOAD_IN_PROGRESS, g.topics().get(0).partitions().getFirst().errorCode());
         assertError(Errors.NONE, g.topics().get(1).partitions().getFirst().errorCode());
         assertEquals(offset(US, 0), g.topics().get(1).partitions().getFirst().committedOffset());
     }
@@ -219,7 +223,7 @@ class OffsetFetchPlannerTest {
         PlanDriver.Outcome out = driver(US).run(PLANNER, req, v8, part -> part.route() == AP
                 ? Answer.failed(Errors.NETWORK_EXCEPTION, "down") : brokers(-1, Errors.NONE).apply(part));
         OffsetFetchResponseGroup g = ((OffsetFetchResponseData) out.response()).groups().getFirst();
-        assertError(Errors.COORDINATOR_NOT_AVAILABLE, g.errorCode());
+        assertError(Errors.COORDINATOR_LOAD_IN_PROGRESS, g.errorCode());
         assertEquals(List.of("us.orders", "us.clicks", "orders-eu", "audit"), names(g));
     }
 
@@ -233,7 +237,7 @@ class OffsetFetchPlannerTest {
                 : brokers(EU, Errors.GROUP_AUTHORIZATION_FAILED).apply(part));
         OffsetFetchResponseGroup g = ((OffsetFetchResponseData) out.response()).groups().getFirst();
         assertError(Errors.GROUP_AUTHORIZATION_FAILED, g.errorCode());
-        assertError(Errors.COORDINATOR_NOT_AVAILABLE, g.topics().get(0).partitions().getFirst().errorCode());
+        assertError(Errors.COORDINATOR_LOAD_IN_PROGRESS, g.topics().get(0).partitions().getFirst().errorCode());
         assertError(Errors.GROUP_AUTHORIZATION_FAILED, g.topics().get(1).partitions().getFirst().errorCode());
     }
 
