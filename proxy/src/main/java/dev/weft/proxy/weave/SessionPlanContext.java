@@ -68,7 +68,11 @@ final class SessionPlanContext implements PlanContext {
     @Override
     public int brokerPort(int virtualNodeId) {
         int port = session.addresses.brokerPort(virtualNodeId);
-        return port > 0 ? port : session.addresses.bootstrapPort();
+        if (port > 0) {
+            return port;
+        }
+        session.runtime.reportMissingPort(session.addresses, virtualNodeId);
+        return session.addresses.bootstrapPort();
     }
 
     @Override

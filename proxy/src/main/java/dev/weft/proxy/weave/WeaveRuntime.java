@@ -64,6 +64,7 @@ public final class WeaveRuntime implements AutoCloseable {
     private final Map<BrokerAddressBook, NodeEndpointRewriter[]> endpoints = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
+    private final java.util.Set<String> missingPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * @param router the virtual cluster's router; for a nested DAG, the flattened one whose routes are the leaves
@@ -219,6 +220,18 @@ public final class WeaveRuntime implements AutoCloseable {
 
     ResponseRewriter forwarder(BrokerAddressBook gateway, int route) {
         return forwarders.get(gateway)[route];
+    }
+
+    /**
+     * A broker's virtual node id has no port on a gateway (the gateway's node id range is too narrow for
+     * the composed ids): clients are sent to the bootstrap port for it; logged once per gateway and id.
+     */
+    void reportMissingPort(BrokerAddressBook gateway, int virtualNodeId) {
+        if (missingPorts.add(System.identityHashCode(gateway) + "/" + virtualNodeId)) {
+            LOG.error("virtual cluster '{}': broker node id {} (cluster '{}', real broker {}) has no port ({}): clients are"
+                    + " sent to the bootstrap port for it; widen the node id range", config.name(), virtualNodeId,
+                    routeName(bijection.routeOf(virtualNodeId)), bijection.realNodeId(virtualNodeId), gateway.describeRange());
+        }
     }
 
     /** Brokers a route's Metadata answer named: its topology cache learns them (no Admin round trip). */
