@@ -24,6 +24,15 @@ def params_key(params):
     return (None, int(params.get("batchBytes", 0)))
 
 
+# parameters shown by the partitions/batch columns, or constant per class
+SHAPE_PARAMS = {"shape", "partitions", "batchBytes", "version"}
+
+
+def extra_key(params):
+    """Any other parameter (e.g. WovenPathBenchmark's keys) becomes a column of its own."""
+    return tuple(sorted((k, v) for k, v in params.items() if k not in SHAPE_PARAMS))
+
+
 def size(b):
     if b is None:
         return "–"
@@ -37,24 +46,28 @@ def main(path):
         ns = median(r["primaryMetric"])
         norm = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         alloc = median(norm) if norm else None
-        rows[(cls, params_key(r.get("params", {})))][method] = (ns, alloc)
+        params = r.get("params", {})
+        rows[(cls, params_key(params) + (extra_key(params),))][method] = (ns, alloc)
     by_class = defaultdict(list)
     for (cls, key), methods in rows.items():
         by_class[cls].append((key, methods))
     for cls in sorted(by_class):
-        entries = sorted(by_class[cls], key=lambda e: (e[0][0] or 0, e[0][1] or 0))
+        entries = sorted(by_class[cls], key=lambda e: (e[0][2], e[0][0] or 0, e[0][1] or 0))
         methods = sorted({m for _, ms in entries for m in ms})
+        extras = [k for k, _ in entries[0][0][2]]
         print(f"\n### {cls}\n")
-        head = "| partitions | batch | " + " | ".join(f"{m} ns/op | {m} B/op" for m in methods) + " |"
+        head = "| " + "".join(f"{k} | " for k in extras) + "partitions | batch | " \
+            + " | ".join(f"{m} ns/op | {m} B/op" for m in methods) + " |"
         print(head)
-        print("|" + "---|" * (2 + 2 * len(methods)))
-        for (p, b), ms in entries:
+        print("|" + "---|" * (len(extras) + 2 + 2 * len(methods)))
+        for (p, b, extra), ms in entries:
             cells = []
             for m in methods:
                 ns, alloc = ms.get(m, (None, None))
                 cells.append("" if ns is None else f"{ns:,.0f}")
                 cells.append("" if alloc is None else f"{alloc:,.0f}")
-            print(f"| {p if p is not None else '–'} | {size(b)} | " + " | ".join(cells) + " |")
+            print("| " + "".join(f"{v} | " for _, v in extra) + f"{p if p is not None else '–'} | {size(b)} | "
+                  + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

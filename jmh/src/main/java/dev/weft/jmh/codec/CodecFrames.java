@@ -2,6 +2,7 @@ package dev.weft.jmh.codec;
 
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.record.RecordBatchView;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
@@ -76,6 +77,28 @@ final class CodecFrames {
 
     static String topicName(int t) {
         return "bench-topic-" + t;
+    }
+
+    /**
+     * Topic weaving's rename (the woven benchmarks): the frames above carry the client's (virtual) names
+     * and ids; behind the proxy the same topic is {@code upstream.<name>} with another id (bits flipped).
+     */
+    static String upstreamName(String virtualName) {
+        return "upstream." + virtualName;
+    }
+
+    /** The upstream id of a topic whose virtual id is {@code virtualId} (see {@link #upstreamName}). */
+    static Uuid upstreamId(Uuid virtualId) {
+        return new Uuid(~virtualId.getMostSignificantBits(), ~virtualId.getLeastSignificantBits());
+    }
+
+    /**
+     * The upstream key of one topic as the proxy precomputes it in its catalog (16 id bytes, or the
+     * UTF-8 upstream name), for a request that {@code usesTopicIds} or not.
+     */
+    static byte[] upstreamKey(String virtualName, Uuid virtualId, boolean usesTopicIds) {
+        return usesTopicIds ? UpstreamTopicKeys.topicIdKey(upstreamId(virtualId))
+                : UpstreamTopicKeys.nameKey(upstreamName(virtualName));
     }
 
     /** One uncompressed idempotent batch of about {@code batchBytes} bytes (at least one record). */

@@ -54,6 +54,25 @@ final class FetchFrames {
 
     /** The same request asking only for the partitions (numbered in wire order) that {@code keep} selects. */
     static FetchRequestData subset(FetchRequestData data, IntPredicate keep) {
+        return copy(data, keep, false);
+    }
+
+    /** The same request as the proxy sends it upstream under the woven rename ({@link CodecFrames#upstreamName}). */
+    static FetchRequestData upstream(FetchRequestData data) {
+        return copy(data, i -> true, true);
+    }
+
+    /** Per topic of {@code data}, the upstream key the proxy sends instead of the client's (woven rename). */
+    static byte[][] upstreamKeys(FetchRequestData data, short version) {
+        byte[][] keys = new byte[data.topics().size()][];
+        for (int t = 0; t < keys.length; t++) {
+            FetchTopic topic = data.topics().get(t);
+            keys[t] = CodecFrames.upstreamKey(topic.topic(), topic.topicId(), version >= 13);
+        }
+        return keys;
+    }
+
+    private static FetchRequestData copy(FetchRequestData data, IntPredicate keep, boolean renamed) {
         FetchRequestData out = data.duplicate().setTopics(new ArrayList<>());
         int i = 0;
         for (FetchTopic topic : data.topics()) {
@@ -64,7 +83,10 @@ final class FetchFrames {
                 }
             }
             if (!list.isEmpty()) {
-                out.topics().add(new FetchTopic().setTopic(topic.topic()).setTopicId(topic.topicId()).setPartitions(list));
+                out.topics().add(new FetchTopic()
+                        .setTopic(renamed && !topic.topic().isEmpty() ? CodecFrames.upstreamName(topic.topic()) : topic.topic())
+                        .setTopicId(renamed && !topic.topicId().equals(Uuid.ZERO_UUID) ? CodecFrames.upstreamId(topic.topicId()) : topic.topicId())
+                        .setPartitions(list));
             }
         }
         return out;

@@ -51,6 +51,25 @@ final class ProduceFrames {
 
     /** The same request holding only the partitions (numbered in wire order) that {@code keep} selects. */
     static ProduceRequestData subset(ProduceRequestData data, IntPredicate keep) {
+        return copy(data, keep, false);
+    }
+
+    /** The same request as the proxy sends it upstream under the woven rename ({@link CodecFrames#upstreamName}). */
+    static ProduceRequestData upstream(ProduceRequestData data) {
+        return copy(data, i -> true, true);
+    }
+
+    /** Per topic of {@code data}, the upstream key the proxy sends instead of the client's (woven rename). */
+    static byte[][] upstreamKeys(ProduceRequestData data, short version) {
+        byte[][] keys = new byte[data.topicData().size()][];
+        int t = 0;
+        for (TopicProduceData topic : data.topicData()) {
+            keys[t++] = CodecFrames.upstreamKey(topic.name(), topic.topicId(), version >= 13);
+        }
+        return keys;
+    }
+
+    private static ProduceRequestData copy(ProduceRequestData data, IntPredicate keep, boolean renamed) {
         ProduceRequestData out = new ProduceRequestData().setAcks(data.acks()).setTimeoutMs(data.timeoutMs())
                 .setTransactionalId(data.transactionalId());
         int i = 0;
@@ -62,7 +81,9 @@ final class ProduceFrames {
                 }
             }
             if (!list.isEmpty()) {
-                out.topicData().add(new TopicProduceData().setName(topic.name()).setTopicId(topic.topicId())
+                out.topicData().add(new TopicProduceData()
+                        .setName(renamed && !topic.name().isEmpty() ? CodecFrames.upstreamName(topic.name()) : topic.name())
+                        .setTopicId(renamed && !topic.topicId().equals(Uuid.ZERO_UUID) ? CodecFrames.upstreamId(topic.topicId()) : topic.topicId())
                         .setPartitionData(list));
             }
         }

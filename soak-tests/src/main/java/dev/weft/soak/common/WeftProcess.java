@@ -26,6 +26,9 @@ public final class WeftProcess implements AutoCloseable {
     private final Path dir;
     private final Path config;
     private final String upstreamBootstrap;
+    /** The {@code clusters:}/{@code routers:} part and the virtual cluster's target; see {@link #woven}. */
+    private final String upstreamYaml;
+    private final String virtualTarget;
     private final int maxNodeId;
     private int bootstrapPort;
     private int adminPort;
@@ -36,13 +39,47 @@ public final class WeftProcess implements AutoCloseable {
     private final java.util.ArrayDeque<String> recent = new java.util.ArrayDeque<>();
 
     public WeftProcess(String upstreamBootstrap, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
+        this(upstreamBootstrap, """
+                clusters:
+                  upstream:
+                    bootstrap: "%s"
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", maxNodeId, dir, jvmArgs, quiet);
+    }
+
+    private WeftProcess(String upstreamBootstrap, String upstreamYaml, String virtualTarget, int maxNodeId, Path dir,
+                        List<String> jvmArgs, boolean quiet) {
         this.dir = dir;
         this.jvmArgs = List.copyOf(jvmArgs);
         this.quiet = quiet;
         this.upstreamBootstrap = upstreamBootstrap;
+        this.upstreamYaml = upstreamYaml;
+        this.virtualTarget = virtualTarget;
         this.maxNodeId = maxNodeId;
         this.config = dir.resolve("weft.yaml");
         choosePorts();
+    }
+
+    /**
+     * Weft serving one <em>woven</em> virtual cluster: a {@code topic-weave} router over the clusters
+     * {@code bootstraps} (route {@code names[k]} to cluster {@code k}, first route first), every route's
+     * topics shown under the prefix {@code prefixes[k]} (so every Produce and Fetch is renamed), the
+     * producer-id home and default placement on the first route. Broker {@code b} of route {@code k} is
+     * virtual node {@code b × N + k}: {@code brokersPerCluster × N - 1} is the highest node id.
+     */
+    public static WeftProcess woven(List<String> names, List<String> bootstraps, List<String> prefixes, int brokersPerCluster,
+                                    Path dir, List<String> jvmArgs, boolean quiet) {
+        StringBuilder yaml = new StringBuilder("clusters:\n");
+        for (int k = 0; k < names.size(); k++) {
+            yaml.append("  ").append(names.get(k)).append(": { bootstrap: \"").append(bootstraps.get(k)).append("\" }\n");
+        }
+        yaml.append("routers:\n  weave:\n    type: topic-weave\n    routes:\n");
+        for (int k = 0; k < names.size(); k++) {
+            yaml.append("      - name: ").append(names.get(k)).append("\n")
+                    .append("        target: { cluster: ").append(names.get(k)).append(" }\n")
+                    .append("        naming: { prefix: \"").append(prefixes.get(k)).append("\" }\n");
+        }
+        return new WeftProcess(bootstraps.get(0), yaml.toString(), "{ router: weave }",
+                brokersPerCluster * names.size() - 1, dir, jvmArgs, quiet);
     }
 
     /** Free ports for the gateway (bootstrap + one per node id) and the admin endpoint; writes the config. */
@@ -51,12 +88,9 @@ public final class WeftProcess implements AutoCloseable {
         this.adminPort = FreePorts.randomRange(1);
         String yaml = """
                 admin: { bind: "127.0.0.1:%d" }
-                clusters:
-                  upstream:
-                    bootstrap: "%s"
-                virtualClusters:
+                %svirtualClusters:
                   main:
-                    target: { cluster: upstream }
+                    target: %s
                     gateways:
                       - name: plain
                         bind: "127.0.0.1:%d"
@@ -64,7 +98,7 @@ public final class WeftProcess implements AutoCloseable {
                         brokerPorts:
                           start: %d
                           nodeIds: "0-%d"
-                """.formatted(adminPort, upstreamBootstrap, bootstrapPort, bootstrapPort + 1, maxNodeId);
+                """.formatted(adminPort, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort + 1, maxNodeId);
         try {
             Files.createDirectories(dir);
             Files.writeString(config, yaml);

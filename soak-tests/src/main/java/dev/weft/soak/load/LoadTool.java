@@ -10,6 +10,7 @@ import dev.weft.soak.common.WeftProcess;
 import dev.weft.testkit.KafkaCluster;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -43,7 +44,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Side-by-side load: the same producer/consumer workload against several targets in one run
  * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code haproxy}
- * = HAProxy in TCP mode, or {@code name=host:port} for any other bootstrap), in interleaved slices
+ * = HAProxy in TCP mode, {@code woven} / {@code woven-b} = Weft serving a topic-weave virtual cluster over
+ * this cluster and a second one, {@code direct-b} = that second cluster's broker, or {@code name=host:port}
+ * for any other bootstrap), in interleaved slices
  * (A B C A B C ...) so that machine drift hits every target alike. Brokers run in forked JVMs (testkit),
  * the proxies in their own processes; the clients run in this JVM.
  *
@@ -98,7 +101,7 @@ public final class LoadTool {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());
-            System.err.println("usage: load.sh [--targets direct,weft,haproxy] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
+            System.err.println("usage: load.sh [--targets direct,weft,haproxy,woven,woven-b,direct-b] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
                     + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]");
             System.exit(2);
             return;
@@ -108,9 +111,19 @@ public final class LoadTool {
         System.exit(0);
     }
 
-    /** One target: where clients connect and which process (if any) is the proxy. */
-    private record Target(String name, String bootstrap, long proxyPid, String topic) {
+    /**
+     * One target: where clients connect, which process (if any) is the proxy, the topic clients use and
+     * the real topic behind it on {@code home} (the cluster it is created on).
+     */
+    private record Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home) {
+        Target(String name, String bootstrap, long proxyPid, String topic, KafkaCluster home) {
+            this(name, bootstrap, proxyPid, topic, topic, home);
+        }
     }
+
+    /** Woven targets: the route names and prefixes of the woven virtual cluster (route 0 on the main cluster). */
+    static final List<String> WOVEN_ROUTES = List.of("a", "b");
+    static final List<String> WOVEN_PREFIXES = List.of("a.", "b.");
 
     /** Totals of one target and scenario over all its slices. */
     private static final class Totals {
@@ -163,6 +176,8 @@ public final class LoadTool {
         Map<String, TargetTotals> totals = new LinkedHashMap<>();
         Map<String, Long> peakRss = new LinkedHashMap<>();
         WeftProcess weft = null;
+        WeftProcess woven = null;
+        KafkaCluster second = null;
         HaproxyProcess haproxy = null;
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "load-sampler");
@@ -170,15 +185,24 @@ public final class LoadTool {
             return t;
         });
         try (KafkaCluster cluster = b.build().start()) {
+            if (o.targets().stream().map(String::trim).anyMatch(t -> t.equals("woven") || t.equals("woven-b") || t.equals("direct-b"))) {
+                // The woven virtual cluster's second cluster: the same broker count and settings, its own JVMs.
+                second = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap())
+                        .brokerProperty("log.retention.check.interval.ms", "10000").build().start();
+                woven = WeftProcess.woven(WOVEN_ROUTES, List.of(cluster.bootstrapServers(), second.bootstrapServers()),
+                        WOVEN_PREFIXES, o.brokers(), tmp.resolve("woven"), o.weftJvmOpts(), !o.verbose()).start();
+            }
             List<Target> targets = new ArrayList<>();
             for (String t : o.targets()) {
                 String name = t.trim();
                 switch (name) {
-                    case "direct" -> targets.add(new Target(name, cluster.bootstrapServers(), -1, "load-direct"));
+                    case "direct" -> targets.add(new Target(name, cluster.bootstrapServers(), -1, "load-direct", cluster));
+                    // The woven virtual cluster's second cluster, directly: the anchor of woven-b (another broker JVM).
+                    case "direct-b" -> targets.add(new Target(name, second.bootstrapServers(), -1, "load-direct-b", second));
                     case "weft" -> {
                         weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
                                 o.weftJvmOpts(), !o.verbose()).start();
-                        targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft"));
+                        targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft", cluster));
                     }
                     case "haproxy" -> {
                         Map<Integer, String> backends = new HashMap<>();
@@ -186,22 +210,32 @@ public final class LoadTool {
                             backends.put(id, cluster.brokerAddress(id, "HAPROXY"));
                         }
                         haproxy = new HaproxyProcess(tmp.resolve("haproxy"), haFront, backends).start();
-                        targets.add(new Target(name, "127.0.0.1:" + haFront.get(0), haproxy.pid(), "load-haproxy"));
+                        targets.add(new Target(name, "127.0.0.1:" + haFront.get(0), haproxy.pid(), "load-haproxy", cluster));
                     }
+                    // Route a (the main cluster, also the producer-id home): renamed a.load-woven, Produce goes as
+                    // it is under topic ids (v13: the virtual id is the real one), every Fetch is rebuilt.
+                    case "woven" -> targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                            WOVEN_PREFIXES.get(0) + "load-woven", "load-woven", cluster));
+                    // Route b (the second cluster): the same plus the producer-id translation (8+2 bytes and
+                    // the CRC-32C of every batch rewritten in place).
+                    case "woven-b" -> targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                            WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
                     default -> {
                         int eq = name.indexOf('=');
                         if (eq <= 0) {
-                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, haproxy or name=host:port");
+                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, haproxy, woven, woven-b, direct-b or name=host:port");
                         }
-                        targets.add(new Target(name.substring(0, eq), name.substring(eq + 1), -1, "load-" + name.substring(0, eq)));
+                        targets.add(new Target(name.substring(0, eq), name.substring(eq + 1), -1, "load-" + name.substring(0, eq), cluster));
                     }
                 }
             }
             int rf = Math.min(3, o.brokers());
             for (Target t : targets) {
-                // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes).
-                cluster.createTopic(t.topic(), o.partitions(), rf,
-                        Map.of("retention.bytes", Long.toString(1L << 30), "segment.bytes", Long.toString(128L << 20)));
+                // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes): each
+                // slice first deletes the records before it (deleteRecords), and retention.bytes is only a
+                // backstop, far above one slice, so it never deletes the slice being re-read.
+                t.home().createTopic(t.realTopic(), o.partitions(), rf,
+                        Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20)));
                 totals.put(t.name(), new TargetTotals());
             }
             Map<String, Clients> clients = new LinkedHashMap<>();
@@ -277,6 +311,12 @@ public final class LoadTool {
             config.put("producer", "acks=all, linger.ms=5, batch.size=65536, compression none, one producer per target");
             config.put("consumer", "one consumer per target (assigned all partitions), plus a catch-up read of each slice");
             config.put("weftJvmOpts", String.join(" ", o.weftJvmOpts()));
+            if (woven != null) {
+                config.put("woven", "one Weft process serving a topic-weave virtual cluster over two clusters (" + o.brokers()
+                        + " forked broker(s) each): route a = the main cluster (prefix a., producer-id home), route b = a second"
+                        + " cluster (prefix b.); target woven uses a.load-woven (real load-woven on a), woven-b uses"
+                        + " b.load-woven-b (real load-woven-b on b: producer ids translated)");
+            }
             config.put("brokerHeap", o.brokerHeap());
             config.put("clients", "kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion() + " in the load tool's JVM");
             config.put("clockTicksPerSecond", ProcStat.clockTicksPerSecond());
@@ -291,6 +331,12 @@ public final class LoadTool {
         } finally {
             if (weft != null) {
                 weft.close();
+            }
+            if (woven != null) {
+                woven.close();
+            }
+            if (second != null) {
+                second.close();
             }
             if (haproxy != null) {
                 haproxy.close();
@@ -405,6 +451,7 @@ public final class LoadTool {
         for (TopicPartition tp : c.partitions) {
             startOffsets.put(tp, c.consumer.position(tp));
         }
+        deleteBefore(c, startOffsets);
         Histogram produceHist = Reports.micros();
         Histogram e2eHist = Reports.micros();
         AtomicLong errors = new AtomicLong();
@@ -509,6 +556,24 @@ public final class LoadTool {
             System.err.printf("load:   %s produced %d (%.0f/s, p99 %d us), consumed %d (e2e p99 %d us), re-read %d (%.0f/s), errors %d%n",
                     c.target.name(), acked, acked / ((produceEnd - start) / 1e9), produceHist.getValueAtPercentile(99),
                     consumed[0], e2eHist.getValueAtPercentile(99), reread, reread / (Math.max(readEnd - readStart, 1) / 1e9), errors.get());
+        }
+    }
+
+    /** Deletes the target's records before {@code offsets} (earlier slices) on its real topic; best effort. */
+    private static void deleteBefore(Clients c, Map<TopicPartition, Long> offsets) {
+        Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+        offsets.forEach((tp, offset) -> {
+            if (offset > 0) {
+                delete.put(new TopicPartition(c.target.realTopic(), tp.partition()), RecordsToDelete.beforeOffset(offset));
+            }
+        });
+        if (delete.isEmpty()) {
+            return;
+        }
+        try {
+            c.target.home().admin().deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.err.println("load: could not delete earlier records of " + c.target.realTopic() + ": " + e);
         }
     }
 

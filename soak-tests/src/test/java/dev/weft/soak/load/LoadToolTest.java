@@ -61,4 +61,30 @@ class LoadToolTest {
         }
         assertTrue(!((List<?>) report.get("timeline")).isEmpty(), "timeline");
     }
+
+    /** The woven targets: a second cluster, one Weft process over both, renamed topics; figures for each. */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("unchecked")
+    void wovenTargets(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("load-woven.json");
+        LoadTool.run(LoadTool.Options.parse(new String[] {
+            "--targets", "direct,woven,woven-b", "--duration", "3s", "--rounds", "1", "--warmup", "1s",
+            "--out", out.toString(), "--weft-jvm-opts", "-Xmx512m"}));
+        Map<String, Object> report = Reports.read(out);
+        List<Map<String, Object>> results = (List<Map<String, Object>>) report.get("results");
+        for (String target : List.of("woven", "woven-b")) {
+            for (String scenario : List.of("produce", "e2e", "consume")) {
+                Map<String, Object> r = results.stream()
+                        .filter(x -> target.equals(x.get("target")) && scenario.equals(x.get("scenario")))
+                        .findFirst().orElseThrow(() -> new AssertionError("no " + target + "/" + scenario));
+                assertTrue(((Number) r.get("recordsPerSec")).doubleValue() > 0, r.toString());
+                assertNotNull(r.get("ratioToDirect"), r.toString());
+                Map<String, Object> proxy = (Map<String, Object>) r.get("proxy");
+                assertNotNull(proxy, r.toString());
+                assertTrue(((Number) proxy.get("peakRssBytes")).longValue() > 0, r.toString());
+            }
+        }
+        assertTrue(((Map<String, Object>) report.get("config")).containsKey("woven"), "config names the woven setup");
+    }
 }
