@@ -7,17 +7,20 @@ import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.proxy.weave.ResponseSlots.Slot;
 import io.netty.buffer.ByteBuf;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Fetch on a woven connection (hot path): partitions of topics on the connection's cluster go to its
  * broker under their real names or ids; others are answered with an error (unknown topic; another
- * cluster's topic: NOT_LEADER_OR_FOLLOWER). The request is always rebuilt around the client's partition
- * entries ({@link FetchRequestBuilder}) as a <em>sessionless</em> full fetch (session 0, epoch -1) and
- * the client is answered with session id 0: fetch sessions (KIP-227) are declined towards the client,
- * which then keeps sending full fetches — what real clients do with a broker that has no session
- * slots. That keeps renamed topics right in every request (an incremental request would name
- * only changed partitions, by names the broker does not know). Records travel as retained slices.
+ * cluster's topic: NOT_LEADER_OR_FOLLOWER). Every upstream Fetch is a <em>sessionless</em> full fetch
+ * (session 0, epoch -1) and the client is answered with session id 0: fetch sessions (KIP-227) are
+ * declined towards the client, which then keeps sending full fetches — what real clients do with a
+ * broker that has no session slots. That keeps renamed topics right in every request (an incremental
+ * request would name only changed partitions, by names the broker does not know). A request that
+ * needs no rename goes as the client's own frame with its session epoch patched; otherwise it is
+ * rebuilt around the client's partition entries ({@link FetchRequestBuilder}) and the answer merged
+ * back. Records travel as retained slices either way.
  */
 final class HotFetch {
 
@@ -51,6 +54,15 @@ final class HotFetch {
             placements.release(placement);
             frame.release();
             session.complete(slot, answer);
+            return;
+        }
+        if (placement.passThrough(skim.partitionCount()) && skim.sessionId() == NO_SESSION && skim.forgottenTopicCount() == 0) {
+            // Nothing to rename and no session in use: the client's frame goes as it is, made sessionless
+            // by a 4-byte patch (the broker then answers session id 0, and the client stays sessionless).
+            skim.sessionEpochInPlace(SESSIONLESS_EPOCH);
+            int clientCorrelationId = skim.correlationId();
+            placements.release(placement);
+            session.links.own().send(frame, new PassThroughAnswer(session, slot, ApiKeys.FETCH.id, version, clientCorrelationId));
             return;
         }
         ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());

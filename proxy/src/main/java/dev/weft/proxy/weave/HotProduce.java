@@ -79,7 +79,7 @@ final class HotProduce {
         int clientCorrelationId = skim.correlationId();
         if (placement.passThrough(skim.partitionCount())) {
             placements.release(placement);
-            own.send(frame, expectsResponse ? new PassThroughAnswer(slot, version, clientCorrelationId) : null);
+            own.send(frame, expectsResponse ? new PassThroughAnswer(session, slot, ApiKeys.PRODUCE.id, version, clientCorrelationId) : null);
         } else {
             ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());
             own.send(out, expectsResponse ? new MergedAnswer(slot, frame, placement, refusal) : null);
@@ -139,37 +139,6 @@ final class HotProduce {
 
     void release() {
         placements.clear();
-    }
-
-    /** The broker's answer to a frame sent as it was: node ids and endpoints mapped, correlation id restored. */
-    private final class PassThroughAnswer implements UpstreamLink.Exchange {
-        private final Slot slot;
-        private final short version;
-        private final int clientCorrelationId;
-
-        PassThroughAnswer(Slot slot, short version, int clientCorrelationId) {
-            this.slot = slot;
-            this.version = version;
-            this.clientCorrelationId = clientCorrelationId;
-        }
-
-        @Override
-        public void onResponse(ByteBuf response) {
-            ByteBuf out;
-            try {
-                out = session.runtime.forwarder(session.addresses, session.ownRoute)
-                        .rewrite(response, ApiKeys.PRODUCE.id, version, clientCorrelationId, session.client.alloc());
-            } catch (RuntimeException e) {
-                session.failed("cannot map the node ids of a Produce response", e);
-                return;
-            }
-            session.complete(slot, out);
-        }
-
-        @Override
-        public void onFailure(Errors error, String reason) {
-            session.complete(slot, null);
-        }
     }
 
     /** The broker's answer to a rebuilt request, merged back under the client's names. */

@@ -61,6 +61,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     private final String id = "w" + IDS.incrementAndGet();
     private final RequestHeaderView requestHeader = new RequestHeaderView();
     private final ResponseSlots slots = new ResponseSlots();
+    private final java.util.function.Consumer<Slot> writeSlot = this::writeSlot;
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(4);
     final UpstreamLinks links;
     final SessionPlanContext planContext;
@@ -324,7 +325,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        slots.complete(slot, response, this::writeSlot);
+        slots.complete(slot, response, writeSlot);
         if (!pending.isEmpty() && canHandle()) {
             handlePending();
         }
