@@ -28,22 +28,20 @@ import org.apache.kafka.common.protocol.Errors;
  * hot-path skims read), AddPartitionsToTxn up to v3 (v4+ is the broker-to-broker batch form).
  * Finalized features are those every cluster has, at the lowest level any of them finalized.
  *
- * <p>The upstream answers are asked for once (by the first client's ApiVersions) and cached for the
- * virtual cluster; {@link #forget()} drops the cache when a cluster was restarted.
+ * <p>The upstream answers are asked for by a client's ApiVersions and cached for the virtual cluster
+ * for {@link #MAX_AGE_NANOS} (a cluster upgraded or downgraded meanwhile is seen at the next one).
  */
 final class ApiVersionsAnswer {
 
     private static final short UPSTREAM_VERSION = 3;
+    static final long MAX_AGE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
 
     private final WeaveRuntime runtime;
     private volatile ApiVersionsResponseData cached;
+    private volatile long cachedAtNanos;
 
     ApiVersionsAnswer(WeaveRuntime runtime) {
         this.runtime = runtime;
-    }
-
-    void forget() {
-        cached = null;
     }
 
     /** Whether the virtual cluster offers {@code apiKey} at {@code version} (before the first answer: Weft's own ranges). */
@@ -82,7 +80,7 @@ final class ApiVersionsAnswer {
             respond(session, slot, correlationId, (short) 0, error);
             return;
         }
-        if (now != null) {
+        if (now != null && System.nanoTime() - cachedAtNanos < MAX_AGE_NANOS) {
             respond(session, slot, correlationId, version, now);
             return;
         }
@@ -115,6 +113,7 @@ final class ApiVersionsAnswer {
             upstream.add((ApiVersionsResponseData) answers[r].body());
         }
         ApiVersionsResponseData combined = combine(upstream);
+        cachedAtNanos = System.nanoTime();
         cached = combined;
         respond(session, slot, correlationId, version, combined);
     }
