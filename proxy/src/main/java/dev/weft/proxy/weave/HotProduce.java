@@ -1,7 +1,6 @@
 package dev.weft.proxy.weave;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
-import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.produce.ProduceRequestBuilder;
 import dev.weft.protocol.produce.ProduceRequestSkim;
 import dev.weft.protocol.produce.ProduceResponseMerger;

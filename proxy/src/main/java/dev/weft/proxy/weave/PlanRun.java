@@ -19,7 +19,6 @@ import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 
@@ -47,7 +46,6 @@ final class PlanRun {
     private final RequestHeaderData header;
     private final short version;
     private final int correlationId;
-    private ApiMessage request;
 
     PlanRun(WovenSession session, Slot slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
         this.session = session;
@@ -59,7 +57,6 @@ final class PlanRun {
     }
 
     void start(ColdPlanner planner, ApiMessage body) {
-        this.request = body;
         if (planner == null) {
             String why = ApiKeyTable.name(header.requestApiKey()) + " is not available through a virtual cluster woven"
                     + " from several clusters ('" + session.runtime.name() + "'): it cannot be answered correctly across clusters";

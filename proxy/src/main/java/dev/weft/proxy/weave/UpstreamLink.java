@@ -152,10 +152,6 @@ final class UpstreamLink {
         return closed;
     }
 
-    boolean hasWaiting() {
-        return !waiting.isEmpty();
-    }
-
     void close() {
         fail(Errors.NETWORK_EXCEPTION, "the session closed");
     }

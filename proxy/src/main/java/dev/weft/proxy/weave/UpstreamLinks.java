@@ -4,9 +4,7 @@ import dev.weft.proxy.upstream.UpstreamCluster;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The upstream connections of one woven session: its own broker's (if it is a broker connection),
@@ -136,11 +134,5 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         session.flushClient();
     }
 
-    /** For tests and logs: how many links are open. */
-    List<String> describe() {
-        List<String> out = new ArrayList<>();
-        byKey.values().forEach(l -> out.add(l.name()));
-        return out;
-    }
 
 }

@@ -12,8 +12,7 @@ import java.util.Map;
  * whose real name or id differs from what clients use, the raw upstream key bytes (UTF-8 name, or
  * the 16 id bytes), so renaming a Produce or Fetch allocates nothing. Immutable; shared by all cores.
  */
-record WeaveCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames, Map<VisibleTopic, byte[]> upstreamIds,
-        long builtAtNanos) {
+record WeaveCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames, Map<VisibleTopic, byte[]> upstreamIds) {
 
     static WeaveCatalog of(TopicRouting topics) {
         Map<VisibleTopic, byte[]> names = new IdentityHashMap<>();
@@ -27,7 +26,7 @@ record WeaveCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames
                         .putLong(t.realId().getLeastSignificantBits()).array());
             }
         }
-        return new WeaveCatalog(topics, names, ids, System.nanoTime());
+        return new WeaveCatalog(topics, names, ids);
     }
 
     /** The key to send upstream instead of the client's, or null when the client's is right. */
