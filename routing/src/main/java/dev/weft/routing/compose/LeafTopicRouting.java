@@ -6,12 +6,9 @@ import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.compose.LeafRouter.Level;
 import dev.weft.routing.dag.RouteSpec;
-import dev.weft.routing.topicweave.UuidIndex;
+import dev.weft.routing.topicweave.VisibleTopicIndex;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.common.Uuid;
 
 /**
  * The topic view of a nested routing DAG, flattened once per snapshot: each topic the top router shows
@@ -24,42 +21,20 @@ final class LeafTopicRouting implements TopicRouting {
 
     private final Level root;
     private final List<RouteSpec> leaves;
-    private final List<VisibleTopic> visible = new ArrayList<>();
-    private final Map<String, VisibleTopic> byName = new HashMap<>();
-    private final UuidIndex byVirtualId;
-    private final List<Map<String, VisibleTopic>> byRealName = new ArrayList<>();
-    private final List<UuidIndex> byRealId = new ArrayList<>();
+    private final VisibleTopicIndex index;
     private final List<TopicCollision> collisions = new ArrayList<>();
 
     LeafTopicRouting(Level root, List<RouteSpec> leaves) {
         this.root = root;
         this.leaves = leaves;
-        for (int i = 0; i < leaves.size(); i++) {
-            byRealName.add(new HashMap<>());
-        }
+        List<VisibleTopic> visible = new ArrayList<>();
         for (VisibleTopic top : root.catalog().visibleTopics()) {
             VisibleTopic leaf = down(root, top);
             if (leaf != null) {
                 visible.add(leaf);
             }
         }
-        byVirtualId = new UuidIndex(visible.size());
-        int[] perLeaf = new int[leaves.size()];
-        visible.forEach(t -> perLeaf[t.route()]++);
-        for (int i = 0; i < leaves.size(); i++) {
-            byRealId.add(new UuidIndex(perLeaf[i]));
-        }
-        for (int i = 0; i < visible.size(); i++) {
-            VisibleTopic t = visible.get(i);
-            byName.put(t.virtualName(), t);
-            byRealName.get(t.route()).putIfAbsent(t.realName(), t);
-            if (!Uuid.ZERO_UUID.equals(t.virtualId())) {
-                byVirtualId.putIfAbsent(t.virtualId().getMostSignificantBits(), t.virtualId().getLeastSignificantBits(), i);
-            }
-            if (!Uuid.ZERO_UUID.equals(t.realId())) {
-                byRealId.get(t.route()).putIfAbsent(t.realId().getMostSignificantBits(), t.realId().getLeastSignificantBits(), i);
-            }
-        }
+        this.index = new VisibleTopicIndex(visible, leaves.size());
         collect(root);
     }
 
@@ -90,30 +65,27 @@ final class LeafTopicRouting implements TopicRouting {
 
     @Override
     public List<VisibleTopic> visibleTopics() {
-        return visible;
+        return index.visibleTopics();
     }
 
     @Override
     public VisibleTopic resolve(String virtualName) {
-        return byName.get(virtualName);
+        return index.resolve(virtualName);
     }
 
     @Override
     public String virtualNameOf(int leaf, String realName) {
-        VisibleTopic t = byRealName.get(leaf).get(realName);
-        return t == null ? null : t.virtualName();
+        return index.virtualNameOf(leaf, realName);
     }
 
     @Override
     public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
-        int i = byVirtualId.get(mostSignificantBits, leastSignificantBits);
-        return i < 0 ? null : visible.get(i);
+        return index.byVirtualId(mostSignificantBits, leastSignificantBits);
     }
 
     @Override
     public VisibleTopic byRealId(int leaf, long mostSignificantBits, long leastSignificantBits) {
-        int i = byRealId.get(leaf).get(mostSignificantBits, leastSignificantBits);
-        return i < 0 ? null : visible.get(i);
+        return index.byRealId(leaf, mostSignificantBits, leastSignificantBits);
     }
 
     @Override
@@ -143,6 +115,6 @@ final class LeafTopicRouting implements TopicRouting {
 
     @Override
     public String toString() {
-        return "LeafTopicRouting{visible=" + byName.keySet() + ", collisions=" + collisions.size() + "}";
+        return "LeafTopicRouting{visible=" + index.visibleTopics().stream().map(VisibleTopic::virtualName).toList() + ", collisions=" + collisions.size() + "}";
     }
 }

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.kafka.common.Uuid;
 
@@ -43,18 +42,9 @@ public final class TopicCatalog implements TopicRouting {
 
     private final List<RouteNaming> routes;
     private final PrefixMatcher placement;
-    private final List<VisibleTopic> visible;
-    private final Map<String, VisibleTopic> byVirtualName;
-    private final RouteIndex[] byRoute;
-    private final UuidIndex byVirtualId;
+    private final VisibleTopicIndex index;
     private final List<TopicCollision> collisions;
     private final Set<String> contested;
-
-    /** One route's lookups: real name → visible topic, real id → position in {@link #visible}. */
-    private static final class RouteIndex {
-        final Map<String, VisibleTopic> byRealName = new HashMap<>();
-        UuidIndex byRealId;
-    }
 
     private record Candidate(int route, RealTopic topic) {
     }
@@ -169,28 +159,7 @@ public final class TopicCatalog implements TopicRouting {
         for (String name : accepted.keySet()) {
             ordered.add(topics.get(name));
         }
-        this.visible = List.copyOf(ordered);
-        this.byVirtualName = Map.copyOf(topics);
-        this.byVirtualId = new UuidIndex(visible.size());
-        this.byRoute = new RouteIndex[routes.size()];
-        for (int k = 0; k < byRoute.length; k++) {
-            byRoute[k] = new RouteIndex();
-        }
-        int[] perRoute = new int[routes.size()];
-        for (VisibleTopic t : visible) {
-            perRoute[t.route()]++;
-        }
-        for (int k = 0; k < byRoute.length; k++) {
-            byRoute[k].byRealId = new UuidIndex(perRoute[k]);
-        }
-        for (int i = 0; i < visible.size(); i++) {
-            VisibleTopic t = visible.get(i);
-            byRoute[t.route()].byRealName.put(t.realName(), t);
-            if (!Uuid.ZERO_UUID.equals(t.realId())) {
-                byVirtualId.putIfAbsent(t.virtualId().getMostSignificantBits(), t.virtualId().getLeastSignificantBits(), i);
-                byRoute[t.route()].byRealId.putIfAbsent(t.realId().getMostSignificantBits(), t.realId().getLeastSignificantBits(), i);
-            }
-        }
+        this.index = new VisibleTopicIndex(ordered, routes.size());
     }
 
     private static Uuid syntheticId(String routeName, Uuid real, Set<Uuid> allReal, Set<Uuid> used) {
@@ -206,30 +175,27 @@ public final class TopicCatalog implements TopicRouting {
 
     @Override
     public List<VisibleTopic> visibleTopics() {
-        return visible;
+        return index.visibleTopics();
     }
 
     @Override
     public VisibleTopic resolve(String virtualName) {
-        return byVirtualName.get(virtualName);
+        return index.resolve(virtualName);
     }
 
     @Override
     public String virtualNameOf(int route, String realName) {
-        VisibleTopic t = byRoute[route].byRealName.get(realName);
-        return t == null ? null : t.virtualName();
+        return index.virtualNameOf(route, realName);
     }
 
     @Override
     public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
-        int i = byVirtualId.get(mostSignificantBits, leastSignificantBits);
-        return i < 0 ? null : visible.get(i);
+        return index.byVirtualId(mostSignificantBits, leastSignificantBits);
     }
 
     @Override
     public VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits) {
-        int i = byRoute[route].byRealId.get(mostSignificantBits, leastSignificantBits);
-        return i < 0 ? null : visible.get(i);
+        return index.byRealId(route, mostSignificantBits, leastSignificantBits);
     }
 
     @Override
@@ -244,7 +210,7 @@ public final class TopicCatalog implements TopicRouting {
      */
     @Override
     public Placement place(String virtualName) {
-        VisibleTopic existing = byVirtualName.get(virtualName);
+        VisibleTopic existing = index.resolve(virtualName);
         if (existing != null) {
             return new Placement.Refused(Placement.Reason.ALREADY_EXISTS, "topic '" + virtualName
                     + "' already exists (route '" + routes.get(existing.route()).routeName + "', real topic '"
@@ -274,6 +240,6 @@ public final class TopicCatalog implements TopicRouting {
 
     @Override
     public String toString() {
-        return "TopicCatalog{visible=" + new TreeSet<>(byVirtualName.keySet()) + ", collisions=" + collisions.size() + "}";
+        return "TopicCatalog{visible=" + index.visibleTopics().stream().map(VisibleTopic::virtualName).toList() + ", collisions=" + collisions.size() + "}";
     }
 }

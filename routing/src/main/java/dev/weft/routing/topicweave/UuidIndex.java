@@ -4,7 +4,7 @@ package dev.weft.routing.topicweave;
  * An open-addressing map from a 128-bit topic id (two longs) to an int, built once per snapshot; a
  * lookup allocates nothing (a {@code Map<Uuid, ?>} would need a key object per request).
  */
-public final class UuidIndex {
+final class UuidIndex {
 
     private final long[] msb;
     private final long[] lsb;
@@ -12,7 +12,7 @@ public final class UuidIndex {
     private final int[] values;
     private final int mask;
 
-    public UuidIndex(int expected) {
+    UuidIndex(int expected) {
         int capacity = Integer.highestOneBit(Math.max(4, expected * 2 + 1) - 1) << 1;
         msb = new long[capacity];
         lsb = new long[capacity];
@@ -33,7 +33,7 @@ public final class UuidIndex {
      *
      * @return false when the id was present
      */
-    public boolean putIfAbsent(long hi, long lo, int value) {
+    boolean putIfAbsent(long hi, long lo, int value) {
         int i = slot(hi, lo);
         while (values[i] != 0) {
             if (msb[i] == hi && lsb[i] == lo) {
@@ -48,7 +48,7 @@ public final class UuidIndex {
     }
 
     /** The value for the id, or -1. */
-    public int get(long hi, long lo) {
+    int get(long hi, long lo) {
         int i = slot(hi, lo);
         while (values[i] != 0) {
             if (msb[i] == hi && lsb[i] == lo) {

@@ -1,0 +1,72 @@
+package dev.weft.routing.topicweave;
+
+import dev.weft.routing.VisibleTopic;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The lookups every topic view needs over its visible topics, built once per snapshot: by virtual
+ * name, by virtual id, and per route by real name and real id. Id lookups go through {@link UuidIndex}
+ * (no key object per request). When two topics of a route share a real name or id (inconsistent
+ * metadata), the first in {@code visible} order wins. Immutable.
+ */
+public final class VisibleTopicIndex {
+
+    private final List<VisibleTopic> visible;
+    private final Map<String, VisibleTopic> byVirtualName = new HashMap<>();
+    private final UuidIndex byVirtualId;
+    private final List<Map<String, VisibleTopic>> byRealName = new ArrayList<>();
+    private final UuidIndex[] byRealId;
+
+    /** @param routes how many routes the topics' {@link VisibleTopic#route()} index into */
+    public VisibleTopicIndex(List<VisibleTopic> visible, int routes) {
+        this.visible = List.copyOf(visible);
+        this.byVirtualId = new UuidIndex(this.visible.size());
+        int[] perRoute = new int[routes];
+        for (VisibleTopic t : this.visible) {
+            perRoute[t.route()]++;
+        }
+        this.byRealId = new UuidIndex[routes];
+        for (int k = 0; k < routes; k++) {
+            byRealName.add(new HashMap<>());
+            byRealId[k] = new UuidIndex(perRoute[k]);
+        }
+        for (int i = 0; i < this.visible.size(); i++) {
+            VisibleTopic t = this.visible.get(i);
+            byVirtualName.putIfAbsent(t.virtualName(), t);
+            byRealName.get(t.route()).putIfAbsent(t.realName(), t);
+            if (!Uuid.ZERO_UUID.equals(t.virtualId())) {
+                byVirtualId.putIfAbsent(t.virtualId().getMostSignificantBits(), t.virtualId().getLeastSignificantBits(), i);
+            }
+            if (!Uuid.ZERO_UUID.equals(t.realId())) {
+                byRealId[t.route()].putIfAbsent(t.realId().getMostSignificantBits(), t.realId().getLeastSignificantBits(), i);
+            }
+        }
+    }
+
+    public List<VisibleTopic> visibleTopics() {
+        return visible;
+    }
+
+    public VisibleTopic resolve(String virtualName) {
+        return byVirtualName.get(virtualName);
+    }
+
+    public String virtualNameOf(int route, String realName) {
+        VisibleTopic t = byRealName.get(route).get(realName);
+        return t == null ? null : t.virtualName();
+    }
+
+    public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
+        int i = byVirtualId.get(mostSignificantBits, leastSignificantBits);
+        return i < 0 ? null : visible.get(i);
+    }
+
+    public VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits) {
+        int i = byRealId[route].get(mostSignificantBits, leastSignificantBits);
+        return i < 0 ? null : visible.get(i);
+    }
+}
