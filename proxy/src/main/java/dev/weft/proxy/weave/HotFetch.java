@@ -66,31 +66,12 @@ final class HotFetch {
             return;
         }
         ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());
-        session.links.own().send(out, new UpstreamLink.Exchange() {
+        session.links.own().send(out, new MergedAnswer(session, placements, slot, frame, placement, refusal) {
             @Override
-            public void onResponse(ByteBuf response) {
-                ByteBuf answer = null;
-                try {
-                    skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
-                    answer = merge(placement, responseSkim.wrap(response, response.readerIndex() + PREFIX,
-                            response.writerIndex(), skim.version()), refusal);
-                } catch (RuntimeException e) {
-                    session.failed("cannot merge a Fetch response", e);
-                } finally {
-                    response.release();
-                    frame.release();
-                    placements.release(placement);
-                }
-                if (answer != null) {
-                    session.complete(slot, answer);
-                }
-            }
-
-            @Override
-            public void onFailure(Errors error, String reason) {
-                frame.release();
-                placements.release(placement);
-                session.complete(slot, null);
+            ByteBuf merge(ByteBuf request, ByteBuf response) {
+                skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
+                return HotFetch.this.merge(placement, responseSkim.wrap(response, response.readerIndex() + PREFIX,
+                        response.writerIndex(), skim.version()), refusal);
             }
         });
     }

@@ -81,7 +81,7 @@ final class HotProduce {
             own.send(frame, expectsResponse ? new PassThroughAnswer(session, slot, ApiKeys.PRODUCE.id, version, clientCorrelationId) : null);
         } else {
             ByteBuf out = builder.topicKeys(placement).build(skim, placement.routeOf, TopicPlacement.OWN, 0, session.client.alloc());
-            own.send(out, expectsResponse ? new MergedAnswer(slot, frame, placement, refusal) : null);
+            own.send(out, expectsResponse ? new ProduceMerge(slot, frame, placement, refusal) : null);
             if (!expectsResponse) {
                 placements.release(placement);
                 frame.release();
@@ -140,46 +140,22 @@ final class HotProduce {
         placements.clear();
     }
 
-    /** The broker's answer to a rebuilt request, merged back under the client's names. */
-    private final class MergedAnswer implements UpstreamLink.Exchange {
-        private final Slot slot;
-        private final ByteBuf request;
-        private final TopicPlacement placement;
-        private final short refusal;
-
-        MergedAnswer(Slot slot, ByteBuf request, TopicPlacement placement, short refusal) {
-            this.slot = slot;
-            this.request = request;
-            this.placement = placement;
-            this.refusal = refusal;
+    /** The broker's answer to a rebuilt Produce, merged back under the client's names. */
+    private final class ProduceMerge extends MergedAnswer {
+        ProduceMerge(Slot slot, ByteBuf request, TopicPlacement placement, short refusal) {
+            super(session, placements, slot, request, placement, refusal);
         }
 
         @Override
-        public void onResponse(ByteBuf response) {
-            ByteBuf out = null;
+        ByteBuf merge(ByteBuf request, ByteBuf response) {
+            skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
+            one[0] = responseSkim.wrap(response, response.readerIndex() + PREFIX, response.writerIndex(), skim.version());
             try {
-                skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
-                one[0] = responseSkim.wrap(response, response.readerIndex() + PREFIX, response.writerIndex(), skim.version());
-                out = merger.merge(skim, placement.routeOf, one, placement, refusal,
+                return merger.merge(skim, placement.routeOf, one, placement, refusal,
                         session.runtime.endpoints(session.addresses, session.ownRoute), session.client.alloc());
-            } catch (RuntimeException e) {
-                session.failed("cannot merge a Produce response", e);
             } finally {
                 one[0] = null;
-                response.release();
-                request.release();
-                placements.release(placement);
             }
-            if (out != null) {
-                session.complete(slot, out);
-            }
-        }
-
-        @Override
-        public void onFailure(Errors error, String reason) {
-            request.release();
-            placements.release(placement);
-            session.complete(slot, null);
         }
     }
 }
