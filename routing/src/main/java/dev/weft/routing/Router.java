@@ -1,6 +1,9 @@
 package dev.weft.routing;
 
 import dev.weft.routing.dag.RouteSpec;
+import dev.weft.routing.api.ApiRoute;
+import dev.weft.routing.api.HotPlanner;
+import dev.weft.routing.plan.ColdPlanner;
 import java.util.List;
 
 /**
@@ -38,4 +41,22 @@ public interface Router {
 
     /** Which route is each transactional id's home; a transaction is confined to it. */
     TransactionRouting transactions();
+
+    /**
+     * What the session does with requests of {@code apiKey} (the session keeps this in an array per
+     * virtual cluster: asked once per API key at start).
+     */
+    ApiRoute apiRoute(short apiKey);
+
+    /** Plans Produce and Fetch ({@link ApiRoute#HOT}) per partition. */
+    HotPlanner hotPlanner();
+
+    /** The planner of a {@link ApiRoute#PLANNED} API, or null when the API cannot be answered through this router. */
+    ColdPlanner coldPlanner(short apiKey);
+
+    /**
+     * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
+     * route's topic list (listed at start and every few seconds).
+     */
+    boolean usesTopicCatalog();
 }

@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The woven Produce and Fetch path (topic weaving, {@code dev.weft.proxy.weave.HotProduce} /
+ * The woven Produce and Fetch path (topic weaving, {@code dev.weft.proxy.session.HotProduce} /
  * {@code HotFetch}): a connection bound to one real broker, every topic of the request living behind
  * it under another name or id, so the request is rebuilt around retained slices with the upstream keys
  * ({@code ProduceRequestBuilder}/{@code FetchRequestBuilder.topicKeys}) and the broker's answer is

@@ -47,7 +47,7 @@ public final class WeftMain {
                     yield usage(err, 2);
                 }
             };
-        } catch (ConfigException | UnsupportedConfigurationException | dev.weft.proxy.weave.WeaveStartException e) {
+        } catch (ConfigException | UnsupportedConfigurationException | dev.weft.proxy.session.VirtualClusterStartException e) {
             err.println(e.getMessage());
             return 2;
         } catch (UsageException e) {

@@ -4,7 +4,7 @@ import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.proxy.gateway.BrokerAddressBook;
 import dev.weft.proxy.session.ResponseRewriter;
-import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
 import dev.weft.routing.topology.BrokerEndpoint;
 import dev.weft.routing.topology.TopologyHolder;
 import io.netty.buffer.ByteBuf;
@@ -34,7 +34,7 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerAddressRewriter.class);
 
     private final BrokerAddressBook addresses;
-    private final NodeIdBijection bijection;
+    private final NodeIdMapping bijection;
     private final int route;
     private final TopologyHolder topology;
     private final String context;
@@ -48,7 +48,7 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
      * @param topology the upstream cluster's topology, told about brokers seen in responses
      * @param context for log lines, e.g. "virtual cluster 'main', gateway 'plain'"
      */
-    public BrokerAddressRewriter(BrokerAddressBook addresses, NodeIdBijection bijection, int route,
+    public BrokerAddressRewriter(BrokerAddressBook addresses, NodeIdMapping bijection, int route,
             TopologyHolder topology, String context) {
         this.addresses = addresses;
         this.bijection = bijection;

@@ -21,8 +21,8 @@ import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.tls.TlsContexts;
 import dev.weft.proxy.upstream.UpstreamCluster;
-import dev.weft.proxy.weave.WeaveRuntime;
-import dev.weft.proxy.weave.WovenVirtualClusters;
+import dev.weft.proxy.session.VirtualClusterRuntime;
+import dev.weft.proxy.session.VirtualClusters;
 import dev.weft.testkit.KafkaCluster;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.net.InetSocketAddress;
@@ -50,8 +50,7 @@ public final class WeftProxy implements AutoCloseable {
     private final WeftConfig config;
     private final List<KafkaCluster> embedded = new ArrayList<>();
     private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
-    private final Map<String, VirtualClusterRuntime> virtualClusters = new LinkedHashMap<>();
-    private final Map<String, WeaveRuntime> wovenClusters = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, VirtualClusterRuntime> virtualClusters = new java.util.concurrent.ConcurrentHashMap<>();
     private EventLoops loops;
     private final SessionRegistry registry = new SessionRegistry();
     private ProxyMetrics metrics;
@@ -97,13 +96,8 @@ public final class WeftProxy implements AutoCloseable {
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
                 server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests());
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
-            if (vc.targetRouter() != null) {
-                WeaveRuntime runtime = WovenVirtualClusters.start(config, vc, clusters, replicaId());
-                wovenClusters.put(vc.name(), runtime);
-                runtime.bind(loops, buffers, sessions);
-                continue;
-            }
-            VirtualClusterRuntime runtime = new VirtualClusterRuntime(vc, clusters.get(vc.targetCluster()));
+            // One runtime and one session class for every kind of virtual cluster; the router decides.
+            VirtualClusterRuntime runtime = VirtualClusters.start(config, vc, clusters, replicaId());
             virtualClusters.put(vc.name(), runtime);
             runtime.bind(loops, buffers, sessions);
         }
@@ -162,23 +156,19 @@ public final class WeftProxy implements AutoCloseable {
     /** The bootstrap address of each gateway of a virtual cluster, as clients should be given it. */
     public List<String> bootstrapAddresses(String virtualCluster) {
         VirtualClusterRuntime vc = virtualClusters.get(virtualCluster);
-        if (vc != null) {
-            return vc.gateways().stream().map(Gateway::bootstrapAddress).toList();
-        }
-        WeaveRuntime woven = wovenClusters.get(virtualCluster);
-        if (woven == null) {
+        if (vc == null) {
             throw new IllegalArgumentException("no virtual cluster named '" + virtualCluster + "'");
         }
-        return woven.gateways().stream().map(Gateway::bootstrapAddress).toList();
+        return vc.gateways().stream().map(Gateway::bootstrapAddress).toList();
     }
 
     public UpstreamCluster cluster(String name) {
         return clusters.get(name);
     }
 
-    /** The runtime of a virtual cluster woven by a router (its catalog, collision count), or null. */
-    public WeaveRuntime wovenCluster(String virtualCluster) {
-        return wovenClusters.get(virtualCluster);
+    /** The runtime of a virtual cluster (its router, catalog, collision count), or null. */
+    public VirtualClusterRuntime virtualCluster(String virtualCluster) {
+        return virtualClusters.get(virtualCluster);
     }
 
     /** Embedded clusters this proxy started (the demo's), in config order. */
@@ -195,7 +185,7 @@ public final class WeftProxy implements AutoCloseable {
         registry.register(new SessionMetricsCollector(metrics));
         registry.register(new TopicCollisionCollector(() -> {
             Map<String, Long> counts = new java.util.TreeMap<>();
-            wovenClusters.forEach((name, vc) -> counts.put(name, vc.collisionErrors()));
+            virtualClusters.forEach((name, vc) -> counts.put(name, vc.collisionErrors()));
             return counts;
         }));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
@@ -236,9 +226,6 @@ public final class WeftProxy implements AutoCloseable {
         closing = true;
         for (VirtualClusterRuntime vc : virtualClusters.values()) {
             vc.close(); // stop accepting first
-        }
-        for (WeaveRuntime vc : wovenClusters.values()) {
-            vc.close();
         }
         Duration drain = Duration.ofMillis(config.server().drainTimeoutMillis());
         int open = registry.openConnections();

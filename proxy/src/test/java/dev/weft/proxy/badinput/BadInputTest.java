@@ -7,7 +7,7 @@ import ch.qos.logback.classic.Level;
 import dev.weft.iocore.testing.Await;
 import dev.weft.iocore.testing.LogCapture;
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.io.IOException;
@@ -125,7 +125,7 @@ class BadInputTest {
 
     /** Sends {@code bytes}, expects the proxy to close the connection and log {@code expected}; then checks others are served. */
     private static void assertClosedWithLog(byte[] bytes, String expected) throws Exception {
-        try (LogCapture log = LogCapture.of(ClientSession.class); Socket socket = new Socket()) {
+        try (LogCapture log = LogCapture.of(Session.class); Socket socket = new Socket()) {
             socket.connect(bootstrap, 5_000);
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.ByteBuffer;
@@ -109,7 +109,7 @@ class BrokerKillUnderLoadTest {
         long restartedNanos;
         int ackedAtKill;
         int ackedAtRestart;
-        try (LogTap sessions = LogTap.of(ClientSession.class);
+        try (LogTap sessions = LogTap.of(Session.class);
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             startNanos = System.nanoTime();
             Thread sender = Thread.ofPlatform().name("under-fire-sender").start(() -> {

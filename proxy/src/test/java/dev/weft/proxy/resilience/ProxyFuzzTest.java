@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.io.BufferedInputStream;
@@ -158,7 +158,7 @@ class ProxyFuzzTest {
         long startNanos = System.nanoTime();
         long deadline = startNanos + BUDGET.toNanos();
 
-        try (LogTap session = LogTap.quiet(ClientSession.class.getName());
+        try (LogTap session = LogTap.quiet(Session.class.getName());
                 LogTap weft = LogTap.of("dev.weft");
                 LogTap netty = LogTap.of("io.netty");
                 LogTap brokerLogs = LogTap.quiet("kafka");

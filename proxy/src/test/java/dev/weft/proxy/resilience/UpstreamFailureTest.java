@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import java.io.IOException;
@@ -114,7 +114,7 @@ class UpstreamFailureTest {
     void aBrokerDyingMidResponseDisconnectsTheClientWhichSucceedsOnRetry() throws Exception {
         Set<Integer> relayPorts = relays.stream().map(Relay::port).collect(Collectors.toSet());
         InetSocketAddress bootstrap = ResilientProxy.bootstrapAddress(relayed);
-        try (LogTap sessions = LogTap.of(ClientSession.class);
+        try (LogTap sessions = LogTap.of(Session.class);
                 LogTap clients = LogTap.quiet("org.apache.kafka.clients", Level.INFO)) {
             // A raw client: the Metadata response is cut half way; the proxy forwards none of it and closes.
             CUT.arm(ApiKeys.METADATA.id, 16);
@@ -226,7 +226,7 @@ class UpstreamFailureTest {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         int batch = 500;
-        try (LogTap sessions = LogTap.of(ClientSession.class);
+        try (LogTap sessions = LogTap.of(Session.class);
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             sendAll(producer, topic, 0, batch); // to partition 0, led by the victim
             // A proxy that has seen no traffic since: its snapshot still lists the broker.

@@ -13,7 +13,7 @@ import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.session.ClientSession;
+import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.TestPki;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.file.Files;
@@ -106,7 +106,7 @@ class TlsTest {
                 """.formatted(server.keyStore(), TestPki.PASSWORD, pki.caPem()));
         Map<String, Object> noCert = Map.of("security.protocol", "SSL",
                 "ssl.truststore.type", "PEM", "ssl.truststore.location", pki.caPem().toString());
-        try (LogCapture log = LogCapture.of(ClientSession.class);
+        try (LogCapture log = LogCapture.of(Session.class);
                 Admin admin = Admin.create(config(bootstrapOf(proxy), noCert, Map.of("default.api.timeout.ms", 5000, "request.timeout.ms", 3000)))) {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS));
@@ -144,7 +144,7 @@ class TlsTest {
                   certificate: "%s"
                   key: "%s"
                 """.formatted(server.certificatePem(), server.keyPem()));
-        try (LogCapture log = LogCapture.of(ClientSession.class);
+        try (LogCapture log = LogCapture.of(Session.class);
                 Admin admin = Admin.create(config(bootstrapOf(proxy), Map.of(), Map.of("default.api.timeout.ms", 3000, "request.timeout.ms", 2000)))) {
             assertThrows(ExecutionException.class, () -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS));
             Await.until(Duration.ofSeconds(15),

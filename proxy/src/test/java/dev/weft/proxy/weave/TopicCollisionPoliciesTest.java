@@ -1,5 +1,7 @@
 package dev.weft.proxy.weave;
 
+import dev.weft.proxy.session.VirtualClusterRuntime;
+import dev.weft.proxy.session.VirtualClusterStartException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -71,7 +73,7 @@ class TopicCollisionPoliciesTest {
     void rejectRefusesToStartNamingTheTopicAndBothClusters() {
         c0.createTopic("clash", 1, 1);
         c1.createTopic("clash", 1, 1);
-        WeaveStartException e = assertThrows(WeaveStartException.class,
+        VirtualClusterStartException e = assertThrows(VirtualClusterStartException.class,
                 () -> WeaveFixture.start(List.of(c0, c1), ROUTES, "    collisions: reject\n").close());
         String m = e.getMessage();
         assertTrue(m.contains("'main' refuses to start"), m);
@@ -87,10 +89,10 @@ class TopicCollisionPoliciesTest {
         // scoped to the "late*" topics so the other tests' collisions do not stop it from starting
         List<String> routes = List.of("name: east, topics: { include: [\"re:late.*\"] }",
                 "name: west, topics: { include: [\"re:late.*\"] }");
-        try (LogCapture log = LogCapture.of(WeaveRuntime.class);
+        try (LogCapture log = LogCapture.of(VirtualClusterRuntime.class);
                 WeftProxy proxy = WeaveFixture.start(List.of(c0, c1), routes, "    collisions: reject\n");
                 Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ProxyFixture.bootstrap(proxy)))) {
-            WeaveRuntime runtime = proxy.wovenCluster("main");
+            VirtualClusterRuntime runtime = proxy.virtualCluster("main");
             assertEquals(Set.of("late", "late-other"), admin.listTopics().names().get());
             TopicDescription late = admin.describeTopics(List.of("late")).allTopicNames().get().get("late");
             Uuid lateId = late.topicId();
@@ -132,7 +134,7 @@ class TopicCollisionPoliciesTest {
             assertTrue(line.contains("'c0'") && line.contains("'c1'"), "names both clusters: " + line);
 
             // still counted once after more refreshes, and exported
-            runtime.catalogs().refresh().get();
+            runtime.refreshCatalog().get();
             assertEquals(1, runtime.collisionErrors());
             String metrics = scrape(proxy);
             assertTrue(metrics.contains("weft_topic_collisions_total{virtual_cluster=\"main\"} 1.0"), metrics);

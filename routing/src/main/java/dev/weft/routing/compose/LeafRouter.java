@@ -149,4 +149,24 @@ public final class LeafRouter implements Router {
     /** One router of the DAG in one snapshot: its catalog, and per route either an inner level or a leaf. */
     record Level(Router router, TopicRouting catalog, Level[] inner, int[] leafOfRoute) {
     }
+
+    @Override
+    public dev.weft.routing.api.ApiRoute apiRoute(short apiKey) {
+        return dev.weft.routing.plan.Planners.catalogApiRoute(apiKey);
+    }
+
+    @Override
+    public dev.weft.routing.api.HotPlanner hotPlanner() {
+        return dev.weft.routing.topicweave.CatalogHotPlanner.INSTANCE;
+    }
+
+    @Override
+    public dev.weft.routing.plan.ColdPlanner coldPlanner(short apiKey) {
+        return dev.weft.routing.plan.Planners.forApi(apiKey);
+    }
+
+    @Override
+    public boolean usesTopicCatalog() {
+        return true;
+    }
 }

@@ -30,6 +30,25 @@ public final class Planners {
         return out;
     }
 
+    /**
+     * How a router that decides by topic over several routes handles {@code apiKey}: Produce and Fetch on
+     * the hot path, ApiVersions answered by the proxy, Metadata and InitProducerId planned by the proxy
+     * (they need its state: broker lists, producer ids), every API with a planner here planned, and the
+     * rest refused (not advertised).
+     */
+    public static dev.weft.routing.api.ApiRoute catalogApiRoute(short apiKey) {
+        if (apiKey == ApiKeys.PRODUCE.id || apiKey == ApiKeys.FETCH.id) {
+            return dev.weft.routing.api.ApiRoute.HOT;
+        }
+        if (apiKey == ApiKeys.API_VERSIONS.id) {
+            return dev.weft.routing.api.ApiRoute.ANSWERED;
+        }
+        if (apiKey == ApiKeys.METADATA.id || apiKey == ApiKeys.INIT_PRODUCER_ID.id || forApi(apiKey) != null) {
+            return dev.weft.routing.api.ApiRoute.PLANNED;
+        }
+        return dev.weft.routing.api.ApiRoute.REFUSED;
+    }
+
     /** The planner of {@code apiKey}, or null when a multi-route virtual cluster refuses that API. */
     public static ColdPlanner forApi(short apiKey) {
         return apiKey >= 0 && apiKey < BY_KEY.length ? BY_KEY[apiKey] : null;

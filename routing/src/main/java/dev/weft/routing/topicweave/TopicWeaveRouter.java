@@ -54,4 +54,24 @@ final class TopicWeaveRouter implements Router {
     public String toString() {
         return "topic-weave router '" + spec.name() + "' " + spec.routeNames();
     }
+
+    @Override
+    public dev.weft.routing.api.ApiRoute apiRoute(short apiKey) {
+        return dev.weft.routing.plan.Planners.catalogApiRoute(apiKey);
+    }
+
+    @Override
+    public dev.weft.routing.api.HotPlanner hotPlanner() {
+        return CatalogHotPlanner.INSTANCE;
+    }
+
+    @Override
+    public dev.weft.routing.plan.ColdPlanner coldPlanner(short apiKey) {
+        return dev.weft.routing.plan.Planners.forApi(apiKey);
+    }
+
+    @Override
+    public boolean usesTopicCatalog() {
+        return true;
+    }
 }

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.routing.plan.ColdPlanner;
 import dev.weft.routing.plan.Destination;
@@ -10,7 +10,7 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * InitProducerId without a transactional id (an idempotent producer): the virtual producer id is the
- * one the producer-id home cluster (route {@link WeaveRuntime#PRODUCER_ID_HOME_ROUTE}) allocates, so it
+ * one the producer-id home cluster (route {@link VirtualClusterRuntime#PRODUCER_ID_HOME_ROUTE}) allocates, so it
  * is unique across every proxy replica without coordination; batches bound for other clusters get
  * that cluster's id for it ({@link HotProduce}, {@link ProducerIdTranslator}).
  */
@@ -18,10 +18,10 @@ final class IdempotentProducerIds {
 
     static final ColdPlanner PLANNER = (request, version, ctx) -> {
         InitProducerIdRequestData init = (InitProducerIdRequestData) request;
-        return Step.send(new Part(WeaveRuntime.PRODUCER_ID_HOME_ROUTE, Destination.ANY, version, init), answer -> {
+        return Step.send(new Part(VirtualClusterRuntime.PRODUCER_ID_HOME_ROUTE, Destination.ANY, version, init), answer -> {
             if (answer.failed()) {
                 return Step.respond(Refusals.errorResponse(init, version, Errors.COORDINATOR_NOT_AVAILABLE,
-                        "cluster '" + ctx.routeName(WeaveRuntime.PRODUCER_ID_HOME_ROUTE) + "' could not allocate a producer id: "
+                        "cluster '" + ctx.routeName(VirtualClusterRuntime.PRODUCER_ID_HOME_ROUTE) + "' could not allocate a producer id: "
                                 + answer.reason()));
             }
             return Step.respond(answer.body());

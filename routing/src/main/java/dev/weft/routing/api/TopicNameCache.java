@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.routing.api;
 
 import dev.weft.routing.VisibleTopic;
 import io.netty.buffer.ByteBuf;
@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * connection uses, so the hot path builds no String per topic per request. Bounded; one per session
  * (event loop only).
  */
-final class TopicNameCache {
+public final class TopicNameCache {
 
     private static final int SIZE = 32;
 
@@ -20,10 +20,10 @@ final class TopicNameCache {
     private final VisibleTopic[] topics = new VisibleTopic[SIZE];
     private int used;
     private int next;
-    private WeaveCatalog snapshot;
+    private HotCatalog snapshot;
 
     /** The topic named by {@code length} bytes at {@code offset} of {@code buf}, or null when not visible. */
-    VisibleTopic resolve(WeaveCatalog catalog, ByteBuf buf, int offset, int length) {
+    public VisibleTopic resolve(HotCatalog catalog, ByteBuf buf, int offset, int length) {
         if (catalog != snapshot) {
             used = 0;
             next = 0;

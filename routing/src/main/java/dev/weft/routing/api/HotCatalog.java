@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.routing.api;
 
 import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;
@@ -12,9 +12,9 @@ import java.util.Map;
  * whose real name or id differs from what clients use, the raw upstream key bytes (UTF-8 name, or
  * the 16 id bytes), so renaming a Produce or Fetch allocates nothing. Immutable; shared by all cores.
  */
-record WeaveCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames, Map<VisibleTopic, byte[]> upstreamIds) {
+public record HotCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames, Map<VisibleTopic, byte[]> upstreamIds) {
 
-    static WeaveCatalog of(TopicRouting topics) {
+    public static HotCatalog of(TopicRouting topics) {
         Map<VisibleTopic, byte[]> names = new IdentityHashMap<>();
         Map<VisibleTopic, byte[]> ids = new IdentityHashMap<>();
         for (VisibleTopic t : topics.visibleTopics()) {
@@ -26,11 +26,11 @@ record WeaveCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstreamNames
                         .putLong(t.realId().getLeastSignificantBits()).array());
             }
         }
-        return new WeaveCatalog(topics, names, ids);
+        return new HotCatalog(topics, names, ids);
     }
 
     /** The key to send upstream instead of the client's, or null when the client's is right. */
-    byte[] upstreamKey(VisibleTopic t, boolean topicIds) {
+    public byte[] upstreamKey(VisibleTopic t, boolean topicIds) {
         return topicIds ? upstreamIds.get(t) : upstreamNames.get(t);
     }
 }

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
@@ -23,7 +23,7 @@ final class ColdExchange {
     }
 
     /** Writes one part to a link and decodes its answer; NOT_COORDINATOR forgets a cached coordinator. */
-    static void send(WovenSession session, UpstreamLink link, Part part, String clientId, Consumer<Answer> done,
+    static void send(Session session, UpstreamLink link, Part part, String clientId, Consumer<Answer> done,
             String coordinatedGroup) {
         RequestHeaderData h = new RequestHeaderData()
                 .setRequestApiKey(part.apiKey())
@@ -34,7 +34,7 @@ final class ColdExchange {
         session.metrics.requestForwarded(part.apiKey(), out.readableBytes());
         link.send(out, new UpstreamLink.Exchange() {
             @Override
-            public void onResponse(ByteBuf response) {
+            public void onResponse(ByteBuf response, int tag) {
                 Answer answer;
                 try {
                     AbstractResponse parsed = parse(response, part);
@@ -53,7 +53,7 @@ final class ColdExchange {
             }
 
             @Override
-            public void onFailure(Errors error, String reason) {
+            public void onFailure(Errors error, String reason, int tag) {
                 if (coordinatedGroup != null) {
                     session.cacheCoordinator(part.route(), coordinatedGroup, null);
                 }

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
@@ -9,10 +9,16 @@ import dev.weft.proxy.gateway.BrokerAddressBook;
 import dev.weft.proxy.gateway.Gateway;
 import dev.weft.proxy.rewrite.GatewayEndpoints;
 import dev.weft.proxy.rewrite.NodeEndpointForwarder;
-import dev.weft.proxy.session.ResponseRewriter;
-import dev.weft.proxy.session.SessionSettings;
-import dev.weft.proxy.session.SessionTarget;
+
+
+
+import dev.weft.protocol.ApiKeyTable;
+import dev.weft.proxy.rewrite.ApiVersionsClamp;
+import dev.weft.proxy.rewrite.BrokerAddressRewriter;
 import dev.weft.proxy.upstream.UpstreamCluster;
+import dev.weft.routing.api.ApiRoute;
+import dev.weft.routing.api.HotCatalog;
+import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.Router;
 import dev.weft.routing.TopicCollision;
 import dev.weft.routing.TopicRouting;
@@ -39,16 +45,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One virtual cluster woven from several clusters by a router (topic weaving, DESIGN §1/§5): the
- * router, one upstream cluster per route, the node-id bijection over the routes, the topic catalog
- * ({@link CatalogKeeper}), the producer-id translation and the gateways. Sessions ({@link WovenSession})
- * read its snapshots; nothing here is per connection.
+ * One virtual cluster, whatever serves it (DESIGN §3): its router (the identity router for a single
+ * cluster, a topic-weave router, a nested DAG flattened to its leaves), one upstream cluster per route,
+ * the node-id mapping over the routes, the topic catalog when the router decides by topic
+ * ({@link CatalogKeeper}), the producer-id translation, the per-API dispatch the router chose, and
+ * the gateways. Sessions ({@link Session}) read its snapshots; nothing here is per connection.
  */
-public final class WeaveRuntime implements AutoCloseable {
+public final class VirtualClusterRuntime implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WeaveRuntime.class);
+    private static final Logger LOG = LoggerFactory.getLogger(VirtualClusterRuntime.class);
     /** The route whose cluster allocates virtual producer ids and holds the fleet state topic. */
     static final int PRODUCER_ID_HOME_ROUTE = 0;
+    private static final ApiVersionsClamp API_VERSIONS_CLAMP = new ApiVersionsClamp();
 
     private final VirtualClusterConfig config;
     private final Router router;
@@ -56,6 +64,8 @@ public final class WeaveRuntime implements AutoCloseable {
     private final NodeIdMapping bijection;
     private final String virtualClusterId;
     private final ProducerIdTranslator producerIds;
+    /** What the session does per API key, as the router decided once at start. */
+    private final ApiRoute[] apiRoutes = new ApiRoute[ApiKeyTable.size()];
     private final ApiVersionsAnswer apiVersions = new ApiVersionsAnswer(this);
     private final MetadataPlanner metadataPlanner = new MetadataPlanner(this);
     private final ScheduledExecutorService timer;
@@ -63,6 +73,7 @@ public final class WeaveRuntime implements AutoCloseable {
     private final List<Gateway> gateways = new ArrayList<>();
     private final Map<BrokerAddressBook, NodeEndpointRewriter[]> endpoints = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
+    private final Map<BrokerAddressBook, ResponseRewriter[][]> forwardRewriters = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
     private final java.util.Set<String> missingPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -72,7 +83,7 @@ public final class WeaveRuntime implements AutoCloseable {
      * @param routes the cluster behind each route of {@code router}, in route order
      * @param producerIds the fleet-wide producer-id translation (home: route 0's cluster)
      */
-    public WeaveRuntime(VirtualClusterConfig config, Router router, NodeIdMapping nodeIds, List<UpstreamCluster> routes,
+    public VirtualClusterRuntime(VirtualClusterConfig config, Router router, NodeIdMapping nodeIds, List<UpstreamCluster> routes,
             ProducerIdTranslatorFactory producerIds) {
         this.config = config;
         this.router = router;
@@ -85,33 +96,40 @@ public final class WeaveRuntime implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.catalogs = new CatalogKeeper(config.name(), router, routes, timer, this::onNewCollision);
+        this.catalogs = router.usesTopicCatalog()
+                ? new CatalogKeeper(config.name(), router, routes, timer, this::onNewCollision) : null;
+        for (short k = 0; k < apiRoutes.length; k++) {
+            apiRoutes[k] = router.apiRoute(k);
+        }
         this.producerIds = producerIds.create(this);
     }
 
     /** Builds the producer-id translation once the runtime exists (it may need its clusters). */
     @FunctionalInterface
     public interface ProducerIdTranslatorFactory {
-        ProducerIdTranslator create(WeaveRuntime runtime);
+        ProducerIdTranslator create(VirtualClusterRuntime runtime);
     }
 
     /**
      * Builds the first topic catalog; refuses to start (naming every collision) when the collision
      * policy is {@code reject} and names already collide.
      *
-     * @throws WeaveStartException with every problem found
+     * @throws VirtualClusterStartException with every problem found
      */
     public void start(Duration timeout, Duration refreshInterval) {
+        if (catalogs == null) {
+            return;
+        }
         TopicRouting first;
         try {
             first = catalogs.start(timeout, refreshInterval);
         } catch (RuntimeException e) {
-            throw new WeaveStartException("virtual cluster '" + config.name() + "': cannot list the topics of its clusters "
+            throw new VirtualClusterStartException("virtual cluster '" + config.name() + "': cannot list the topics of its clusters "
                     + names() + ": " + e.getMessage(), e);
         }
         List<RoutingProblem> problems = first.startupProblems("routers." + router.name());
         if (!problems.isEmpty()) {
-            throw new WeaveStartException("virtual cluster '" + config.name() + "' refuses to start: "
+            throw new VirtualClusterStartException("virtual cluster '" + config.name() + "' refuses to start: "
                     + String.join("; ", first.collisions().stream().filter(c -> c.outcome().isError())
                             .map(c -> "routers." + router.name() + ": " + describe(c)).toList()), null);
         }
@@ -152,20 +170,53 @@ public final class WeaveRuntime implements AutoCloseable {
             }
             endpoints.put(gateway, e);
             forwarders.put(gateway, f);
+            forwardRewriters.put(gateway, forwardRewriters(gateway, f));
             gateway.bind(loops, buffers, sessions, new Target(gateway, -1), virtualId -> new Target(gateway, virtualId));
             gateways.add(gateway);
         }
+    }
+
+    /**
+     * Per route, per API key: how the answer to a forwarded request is mapped (broker addresses in
+     * Metadata, FindCoordinator and DescribeCluster; node endpoints in Produce and Fetch; ApiVersions
+     * clamped to what Weft implements), or null to relay it as it is.
+     */
+    private ResponseRewriter[][] forwardRewriters(Gateway gateway, NodeEndpointForwarder[] endpointForwarders) {
+        ResponseRewriter[][] out = new ResponseRewriter[routes.size()][];
+        for (int k = 0; k < routes.size(); k++) {
+            ResponseRewriter[] byApiKey = new ResponseRewriter[ApiKeyTable.size()];
+            BrokerAddressRewriter addresses = new BrokerAddressRewriter(gateway, bijection, k, routes.get(k).topology(),
+                    "virtual cluster '" + config.name() + "', gateway '" + gateway.config().name() + "'");
+            byApiKey[ApiKeys.METADATA.id] = addresses;
+            byApiKey[ApiKeys.FIND_COORDINATOR.id] = addresses;
+            byApiKey[ApiKeys.DESCRIBE_CLUSTER.id] = addresses;
+            byApiKey[ApiKeys.API_VERSIONS.id] = API_VERSIONS_CLAMP;
+            byApiKey[ApiKeys.PRODUCE.id] = endpointForwarders[k];
+            byApiKey[ApiKeys.FETCH.id] = endpointForwarders[k];
+            out[k] = byApiKey;
+        }
+        return out;
     }
 
     public String name() {
         return config.name();
     }
 
+    /** What the session does with requests of {@code apiKey} (unknown keys: refused). */
+    ApiRoute apiRoute(short apiKey) {
+        return apiKey >= 0 && apiKey < apiRoutes.length ? apiRoutes[apiKey] : ApiRoute.REFUSED;
+    }
+
+    /** How the answer to a forwarded request of {@code apiKey} is mapped for {@code gateway}, or null. */
+    ResponseRewriter forwardRewriter(BrokerAddressBook gateway, int route, short apiKey) {
+        return forwardRewriters.get(gateway)[route][apiKey];
+    }
+
     public List<Gateway> gateways() {
         return gateways;
     }
 
-    /** Collisions found after start that hide topics (policy reject, or a qualified name taken). */
+    /** Collisions found after start that hide topics (policy reject, or a qualified name taken); 0 without a catalog. */
     public long collisionErrors() {
         return collisionErrors.get();
     }
@@ -190,8 +241,14 @@ public final class WeaveRuntime implements AutoCloseable {
         return bijection;
     }
 
-    WeaveCatalog catalog() {
+    /** The current topic catalog; only for routers that {@link Router#usesTopicCatalog() use one}. */
+    HotCatalog catalog() {
         return catalogs.current();
+    }
+
+    /** Reads every route's topics again now (tests, operators); completes when the new catalog is in force. */
+    public java.util.concurrent.CompletableFuture<?> refreshCatalog() {
+        return catalogs == null ? java.util.concurrent.CompletableFuture.completedFuture(null) : catalogs.refresh();
     }
 
     CatalogKeeper catalogs() {
@@ -281,16 +338,7 @@ public final class WeaveRuntime implements AutoCloseable {
 
         @Override
         public ChannelHandler newSession(SessionSettings settings) {
-            return new WovenSession(WeaveRuntime.this, settings, gateway, virtualId);
-        }
-
-        @Override
-        public void resolve(BiConsumer<InetSocketAddress, Throwable> callback) {
-            if (virtualId < 0) {
-                callback.accept(routes.get(0).anyBroker(), null);
-            } else {
-                routes.get(bijection.routeOf(virtualId)).resolveBroker(bijection.realNodeId(virtualId), callback);
-            }
+            return new Session(VirtualClusterRuntime.this, settings, gateway, virtualId);
         }
 
         @Override
@@ -303,19 +351,5 @@ public final class WeaveRuntime implements AutoCloseable {
             return (virtualId < 0 ? "bootstrap" : "node " + virtualId) + " of '" + config.name() + "'";
         }
 
-        @Override
-        public ResponseRewriter rewriterFor(short apiKey) {
-            return null; // woven sessions rewrite per API themselves
-        }
-
-        @Override
-        public SslContext upstreamTls() {
-            return routes.get(virtualId < 0 ? 0 : bijection.routeOf(virtualId)).tls();
-        }
-
-        @Override
-        public void reportUnreachable(InetSocketAddress address, Throwable cause) {
-            routes.get(virtualId < 0 ? 0 : bijection.routeOf(virtualId)).refresh();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;

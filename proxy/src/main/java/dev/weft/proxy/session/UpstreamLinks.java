@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.proxy.upstream.UpstreamCluster;
 import java.net.InetSocketAddress;
@@ -16,11 +16,15 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     private static final int ANY = -1;
 
-    private final WovenSession session;
+    private final Session session;
     private final Map<Long, UpstreamLink> byKey = new HashMap<>();
     private UpstreamLink own;
+    /** A bootstrap connection's forwarding link (to any broker of the first route), opened when first needed. */
+    private UpstreamLink boundAny;
+    /** Links that said they are not writable and have not said otherwise since (reads pause while any is). */
+    private int unwritable;
 
-    UpstreamLinks(WovenSession session) {
+    UpstreamLinks(Session session) {
         this.session = session;
     }
 
@@ -36,8 +40,29 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         return own;
     }
 
-    boolean ownWritable() {
-        return own == null || own.isWritable();
+    /**
+     * The link the connection is bound to: its own broker's, or for a bootstrap connection one broker of
+     * the first route (every forwarded request of the connection goes over it, in order, so SASL passes
+     * through). Its failure closes the client connection.
+     */
+    UpstreamLink bound() {
+        if (own != null) {
+            return own;
+        }
+        if (boundAny == null || boundAny.isClosed()) {
+            boundAny = openLink(0, ANY, "cluster '" + session.runtime.cluster(0).name() + "' (bootstrap)");
+        }
+        return boundAny;
+    }
+
+    /** The route of {@link #bound()}. */
+    int boundRoute() {
+        return own != null ? session.ownRoute : 0;
+    }
+
+    /** True when no link the session waits on is backed up. */
+    boolean allWritable() {
+        return unwritable == 0;
     }
 
     /** A link to any broker of {@code route}. */
@@ -63,9 +88,15 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     private UpstreamLink open(int route, int nodeId) {
         UpstreamCluster cluster = session.runtime.cluster(route);
-        String name = "cluster '" + cluster.name() + "' " + (nodeId == ANY ? "(any broker)" : "broker " + nodeId);
-        UpstreamLink link = new UpstreamLink(route, name, this);
+        UpstreamLink link = openLink(route, nodeId,
+                "cluster '" + cluster.name() + "' " + (nodeId == ANY ? "(any broker)" : "broker " + nodeId));
         byKey.put(key(route, nodeId), link);
+        return link;
+    }
+
+    private UpstreamLink openLink(int route, int nodeId, String name) {
+        UpstreamCluster cluster = session.runtime.cluster(route);
+        UpstreamLink link = new UpstreamLink(route, name, this);
         if (nodeId == ANY) {
             connect(link, cluster, cluster.anyBroker());
         } else {
@@ -92,6 +123,9 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         if (own != null) {
             own.flush();
         }
+        if (boundAny != null) {
+            boundAny.flush();
+        }
         for (UpstreamLink l : byKey.values()) {
             if (l != own) {
                 l.flush();
@@ -103,6 +137,9 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         for (UpstreamLink l : byKey.values()) {
             l.setAutoRead(read);
         }
+        if (boundAny != null) {
+            boundAny.setAutoRead(read);
+        }
     }
 
     void closeAll() {
@@ -110,23 +147,37 @@ final class UpstreamLinks implements UpstreamLink.Owner {
             l.close();
         }
         byKey.clear();
+        if (boundAny != null) {
+            boundAny.close();
+        }
     }
 
     @Override
     public void onLinkClosed(UpstreamLink link) {
         byKey.values().remove(link);
-        if (link == own) {
+        if (link.countedUnwritable) {
+            link.countedUnwritable = false;
+            unwritable--;
+        }
+        if (session.isClosed()) {
+            return; // closed by the session itself
+        }
+        session.runtime.reportTrouble(link.route(), link.name(), link.closeReason());
+        if (link == own || link == boundAny) {
             session.onOwnLinkClosed(link.closeReason());
         } else {
-            session.runtime.reportTrouble(link.route(), link.name(), link.closeReason());
+            session.onLinkWritabilityChanged();
         }
     }
 
     @Override
     public void onLinkWritabilityChanged(UpstreamLink link, boolean writable) {
-        if (link == own) {
-            session.onOwnWritabilityChanged();
+        if (writable == !link.countedUnwritable) {
+            return;
         }
+        link.countedUnwritable = !writable;
+        unwritable += writable ? -1 : 1;
+        session.onLinkWritabilityChanged();
     }
 
     @Override

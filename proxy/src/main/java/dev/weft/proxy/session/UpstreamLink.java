@@ -1,9 +1,9 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.header.ResponseHeaderView;
-import dev.weft.proxy.session.SessionSettings;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -29,11 +29,15 @@ final class UpstreamLink {
 
     /** Who waits for one response; runs on the session's event loop. */
     interface Exchange {
-        /** The response frame (size prefix kept), with the link's correlation id; takes ownership. */
-        void onResponse(ByteBuf frame);
+        /**
+         * The response frame (size prefix kept), with the link's correlation id; takes ownership.
+         *
+         * @param tag what the sender passed with the request (lets one exchange object serve many requests)
+         */
+        void onResponse(ByteBuf frame, int tag);
 
         /** No response will come: the connection could not be made or broke. */
-        void onFailure(Errors error, String reason);
+        void onFailure(Errors error, String reason, int tag);
     }
 
     /** What the owning session hears about the link's life. */
@@ -53,8 +57,11 @@ final class UpstreamLink {
     private final ArrayDeque<ByteBuf> unsent = new ArrayDeque<>(2);
     private final ArrayDeque<Exchange> waiting = new ArrayDeque<>(4);
     private final IntArrayQueue waitingIds = new IntArrayQueue(8, -1);
+    private final IntArrayQueue waitingTags = new IntArrayQueue(8, -1);
     private final RequestHeaderView header = new RequestHeaderView();
     private Channel channel;
+    /** Whether {@link UpstreamLinks} counts this link as backed up (owned by the session's loop). */
+    boolean countedUnwritable;
     private int nextCorrelationId;
     private boolean closed;
     private String closeReason = "not connected";
@@ -112,10 +119,15 @@ final class UpstreamLink {
      * Does not flush: call {@link #flush()} after a batch.
      */
     void send(ByteBuf frame, Exchange exchange) {
+        send(frame, exchange, 0);
+    }
+
+    /** {@link #send(ByteBuf, Exchange)} with a tag handed back to {@code exchange} with the answer. */
+    void send(ByteBuf frame, Exchange exchange, int tag) {
         if (closed) {
             frame.release();
             if (exchange != null) {
-                exchange.onFailure(Errors.NETWORK_EXCEPTION, closeReason);
+                exchange.onFailure(Errors.NETWORK_EXCEPTION, closeReason, tag);
             }
             return;
         }
@@ -124,6 +136,7 @@ final class UpstreamLink {
         if (exchange != null) {
             waiting.add(exchange);
             waitingIds.addInt(id);
+            waitingTags.addInt(tag);
         }
         if (channel == null) {
             unsent.add(frame);
@@ -181,7 +194,7 @@ final class UpstreamLink {
             return;
         }
         waitingIds.pollInt();
-        waiting.poll().onResponse(frame);
+        waiting.poll().onResponse(frame, waitingTags.pollInt());
     }
 
     private void fail(Errors error, String reason) {
@@ -200,7 +213,7 @@ final class UpstreamLink {
         waitingIds.clear();
         Exchange e;
         while ((e = waiting.poll()) != null) {
-            e.onFailure(error, reason);
+            e.onFailure(error, reason, waitingTags.pollInt());
         }
         owner.onLinkClosed(this);
     }

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -9,6 +9,19 @@ import java.util.function.Supplier;
  * than the producer-id home; {@link #claim} runs once per (producer, cluster).
  */
 public interface ProducerIdTranslator {
+
+    /** Every route is one cluster: a producer id means the same everywhere. */
+    ProducerIdTranslator IDENTITY = new ProducerIdTranslator() {
+        @Override
+        public long cached(long virtualPid, int route) {
+            return virtualPid;
+        }
+
+        @Override
+        public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
+            return CompletableFuture.completedFuture(virtualPid);
+        }
+    };
 
     /** The agreed id of {@code virtualPid} on {@code route}, or -1 when not known yet. Cheap; any thread. */
     long cached(long virtualPid, int route);

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.routing.GroupRouting;
 import dev.weft.routing.TopicRouting;
@@ -8,9 +8,9 @@ import dev.weft.routing.plan.PlanContext;
 /** What planners see of a woven session: the runtime's current snapshots plus the connection's route and gateway. */
 final class SessionPlanContext implements PlanContext {
 
-    private final WovenSession session;
+    private final Session session;
 
-    SessionPlanContext(WovenSession session) {
+    SessionPlanContext(Session session) {
         this.session = session;
     }
 

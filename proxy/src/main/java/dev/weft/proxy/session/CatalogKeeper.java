@@ -1,5 +1,6 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
+import dev.weft.routing.api.HotCatalog;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.RealTopic;
 import dev.weft.routing.Router;
@@ -36,9 +37,9 @@ final class CatalogKeeper implements AutoCloseable {
     private final List<UpstreamCluster> routes;
     private final ScheduledExecutorService timer;
     private final Consumer<TopicCollision> onNewCollision;
-    private final AtomicReference<CompletableFuture<WeaveCatalog>> running = new AtomicReference<>();
+    private final AtomicReference<CompletableFuture<HotCatalog>> running = new AtomicReference<>();
     private final AtomicLong lastSoonNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
-    private volatile WeaveCatalog current;
+    private volatile HotCatalog current;
     private volatile List<List<RealTopic>> lastTopics;
 
     CatalogKeeper(String virtualCluster, Router router, List<UpstreamCluster> routes, ScheduledExecutorService timer,
@@ -55,12 +56,12 @@ final class CatalogKeeper implements AutoCloseable {
 
     /** The first snapshot, built before the gateways open; then refreshed every {@code interval}. */
     TopicRouting start(Duration timeout, Duration interval) {
-        WeaveCatalog first = refresh().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).join();
+        HotCatalog first = refresh().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).join();
         timer.scheduleWithFixedDelay(() -> refresh(), interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
         return first.topics();
     }
 
-    WeaveCatalog current() {
+    HotCatalog current() {
         return current;
     }
 
@@ -74,9 +75,9 @@ final class CatalogKeeper implements AutoCloseable {
     }
 
     /** Re-lists every route now; concurrent callers share one refresh. */
-    CompletableFuture<WeaveCatalog> refresh() {
-        CompletableFuture<WeaveCatalog> mine = new CompletableFuture<>();
-        CompletableFuture<WeaveCatalog> other = running.compareAndExchange(null, mine);
+    CompletableFuture<HotCatalog> refresh() {
+        CompletableFuture<HotCatalog> mine = new CompletableFuture<>();
+        CompletableFuture<HotCatalog> other = running.compareAndExchange(null, mine);
         if (other != null) {
             return other;
         }
@@ -97,7 +98,7 @@ final class CatalogKeeper implements AutoCloseable {
         return mine;
     }
 
-    private WeaveCatalog publish(List<CompletableFuture<List<RealTopic>>> listings) {
+    private HotCatalog publish(List<CompletableFuture<List<RealTopic>>> listings) {
         List<List<RealTopic>> topics = new ArrayList<>();
         for (int k = 0; k < routes.size(); k++) {
             List<RealTopic> listed = listings.get(k).getNow(null);
@@ -111,14 +112,14 @@ final class CatalogKeeper implements AutoCloseable {
             topics.add(listed);
         }
         lastTopics = topics;
-        WeaveCatalog previous = current;
+        HotCatalog previous = current;
         TopicRouting next = router.catalog(topics);
         for (TopicCollision c : next.newCollisionsSince(previous == null ? null : previous.topics())) {
             if (previous != null || !c.outcome().isError()) {
                 onNewCollision.accept(c);
             }
         }
-        WeaveCatalog built = WeaveCatalog.of(next);
+        HotCatalog built = HotCatalog.of(next);
         current = built;
         return built;
     }

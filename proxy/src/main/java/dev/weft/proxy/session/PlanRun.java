@@ -1,10 +1,9 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.ResponseHeaderView;
-import dev.weft.proxy.weave.ResponseSlots.Slot;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.ColdPlanner;
 import dev.weft.routing.plan.Destination;
@@ -40,14 +39,14 @@ final class PlanRun {
     private static final long COORDINATOR_RETRY_MILLIS = 100;
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
-    private final WovenSession session;
-    private final Slot slot;
+    private final Session session;
+    private final int slot;
     private ByteBuf frame;
     private final RequestHeaderData header;
     private final short version;
     private final int correlationId;
 
-    PlanRun(WovenSession session, Slot slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
+    PlanRun(Session session, int slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
         this.session = session;
         this.slot = slot;
         this.frame = frame;
@@ -130,13 +129,13 @@ final class PlanRun {
         frame = null;
         own.send(out, new UpstreamLink.Exchange() {
             @Override
-            public void onResponse(ByteBuf response) {
+            public void onResponse(ByteBuf response, int tag) {
                 ResponseHeaderView.correlationId(response, response.readerIndex() + PREFIX, correlationId);
                 session.complete(slot, response);
             }
 
             @Override
-            public void onFailure(Errors error, String reason) {
+            public void onFailure(Errors error, String reason, int tag) {
                 session.complete(slot, null); // the own link is gone: the session is closing
             }
         });

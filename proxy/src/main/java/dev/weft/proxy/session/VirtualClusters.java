@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.config.WeftConfig.ClusterConfig;
@@ -10,6 +10,11 @@ import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.Router;
 import dev.weft.routing.RouterRegistry;
 import dev.weft.routing.compose.LeafRouter;
+import dev.weft.routing.api.ApiRoute;
+import dev.weft.routing.node.NodeIdBijection;
+import dev.weft.routing.node.NodeIdMapping;
+import dev.weft.routing.passthrough.PassThroughRouter;
+import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.dag.ClusterTarget;
 import dev.weft.routing.dag.ComposedNodeIds;
 import dev.weft.routing.dag.InvalidRoutingException;
@@ -25,47 +30,56 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Starts the runtime of a virtual cluster that targets a router: builds its routing DAG (nested
- * routers are served through {@link LeafRouter}: its routes are the DAG's leaves, node ids composed per
- * level), sets up the producer-id fleet state on the first leaf's cluster, and builds the first topic
- * catalog.
+ * Starts the runtime of a virtual cluster, whatever it targets: a cluster is served by the identity
+ * router ({@link PassThroughRouter}); a router by its routing DAG (nested routers through
+ * {@link LeafRouter}: its routes are the DAG's leaves, node ids composed per level). Sets up the
+ * producer-id fleet state on the first leaf's cluster when the leaves span several clusters, and builds
+ * the first topic catalog when the router uses one.
  */
-public final class WovenVirtualClusters {
+public final class VirtualClusters {
 
     /** How often every route's topic list is read again. */
     private static final Duration CATALOG_REFRESH = Duration.ofSeconds(10);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-    private WovenVirtualClusters() {
+    private VirtualClusters() {
     }
 
     /**
      * @param replicaId this proxy process, for the fleet state's log lines
-     * @throws WeaveStartException naming the virtual cluster and what is not supported or not reachable
+     * @throws VirtualClusterStartException naming the virtual cluster and what is not supported or not reachable
      */
-    public static WeaveRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
+    public static VirtualClusterRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
             String replicaId) {
         Map<String, RouteTarget> targets = new LinkedHashMap<>();
         config.virtualClusters().forEach((name, v) -> targets.put(name,
                 v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
-        RoutingGraph graph;
-        Map<String, Router> routers;
-        try {
-            graph = RoutingGraph.build(config.routers(), config.clusters().keySet(), targets);
-            routers = RouterRegistry.standard().createAll(graph);
-        } catch (InvalidRoutingException e) {
-            throw new WeaveStartException(config.source() + ": " + e.getMessage(), e);
+        Router router;
+        NodeIdMapping nodeIds;
+        if (vc.targetRouter() == null) {
+            router = new PassThroughRouter(vc.targetCluster());
+            nodeIds = NodeIdBijection.single();
+        } else {
+            RoutingGraph graph;
+            Map<String, Router> routers;
+            try {
+                graph = RoutingGraph.build(config.routers(), config.clusters().keySet(), targets);
+                routers = RouterRegistry.standard().createAll(graph);
+            } catch (InvalidRoutingException e) {
+                throw new VirtualClusterStartException(config.source() + ": " + e.getMessage(), e);
+            }
+            router = LeafRouter.of(graph, routers, vc.name());
+            nodeIds = graph.nodeIds(vc.name());
         }
-        Router router = LeafRouter.of(graph, routers, vc.name());
-        ComposedNodeIds nodeIds = graph.nodeIds(vc.name());
+        boolean forwardsSasl = router.apiRoute(ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
         List<UpstreamCluster> leaves = new ArrayList<>();
         List<String> distinctClusters = new ArrayList<>();
         int[] claimRoute = new int[router.routes().size()];
         for (int leaf = 0; leaf < router.routes().size(); leaf++) {
             String cluster = router.routes().get(leaf).target().name();
             ClusterConfig cc = config.clusters().get(cluster);
-            if (cc.sasl() != null) {
-                throw new WeaveStartException(config.source() + ": clusters." + cc.name() + ".sasl: cluster '" + cc.name()
+            if (cc.sasl() != null && !forwardsSasl) {
+                throw new VirtualClusterStartException(config.source() + ": clusters." + cc.name() + ".sasl: cluster '" + cc.name()
                         + "' is behind router '" + vc.targetRouter() + "', and a woven virtual cluster opens its own broker"
                         + " connections, which do not authenticate with SASL yet; use a TLS or plaintext listener", null);
             }
@@ -75,19 +89,24 @@ public final class WovenVirtualClusters {
             }
             claimRoute[leaf] = distinctClusters.indexOf(cluster);
         }
-        ClusterConfig home = config.clusters().get(distinctClusters.getFirst());
-        UpstreamCluster homeCluster = leaves.getFirst();
-        String homeBootstrap = String.join(",", homeCluster.bootstrap().stream()
-                .map(a -> a.getHostString() + ":" + a.getPort()).toList());
-        ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(distinctClusters, homeBootstrap,
-                DiscoveryClientSecurity.of(home.tls(), home.sasl()), replicaId));
-        claims.start();
-        WeaveRuntime runtime;
-        try {
-            runtime = new WeaveRuntime(vc, router, nodeIds, leaves, rt -> new ClaimsTranslator(claims, claimRoute));
-        } catch (RuntimeException e) {
-            claims.close();
-            throw e;
+        VirtualClusterRuntime runtime;
+        if (distinctClusters.size() == 1) {
+            // One cluster: its producer ids mean what they say; nothing to translate or agree on.
+            runtime = new VirtualClusterRuntime(vc, router, nodeIds, leaves, rt -> ProducerIdTranslator.IDENTITY);
+        } else {
+            ClusterConfig home = config.clusters().get(distinctClusters.getFirst());
+            UpstreamCluster homeCluster = leaves.getFirst();
+            String homeBootstrap = String.join(",", homeCluster.bootstrap().stream()
+                    .map(a -> a.getHostString() + ":" + a.getPort()).toList());
+            ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(distinctClusters, homeBootstrap,
+                    DiscoveryClientSecurity.of(home.tls(), home.sasl()), replicaId));
+            claims.start();
+            try {
+                runtime = new VirtualClusterRuntime(vc, router, nodeIds, leaves, rt -> new ClaimsTranslator(claims, claimRoute));
+            } catch (RuntimeException e) {
+                claims.close();
+                throw e;
+            }
         }
         try {
             runtime.start(START_TIMEOUT, CATALOG_REFRESH);

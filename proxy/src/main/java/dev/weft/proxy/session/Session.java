@@ -1,18 +1,22 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
+import dev.weft.routing.api.TopicNameCache;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.wire.MalformedFrameException;
 import dev.weft.proxy.gateway.BrokerAddressBook;
-import dev.weft.proxy.session.ClientConnectionChecks;
-import dev.weft.proxy.session.SessionMetrics;
-import dev.weft.proxy.session.SessionRegistry;
-import dev.weft.proxy.session.SessionSettings;
-import dev.weft.proxy.weave.ResponseSlots.Slot;
+
+
+
+
 import dev.weft.routing.plan.ColdPlanner;
-import dev.weft.routing.plan.Planners;
+import dev.weft.routing.api.ApiRoute;
+import dev.weft.routing.api.HotCatalog;
+import dev.weft.routing.api.HotContext;
+import dev.weft.routing.api.RoutePlan;
+import dev.weft.protocol.header.ResponseHeaderView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -39,33 +43,48 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection to a virtual cluster woven from several clusters (DESIGN §5). A connection to
- * virtual node v is bound to one real broker (its "own" link: Produce, Fetch and the coordinator
- * APIs of groups and transactions homed there go to it); every other request is planned per API
- * ({@link Planners}) and may go to any broker or coordinator of any route over links this session
- * opens on demand, all on the client's event loop. Responses leave in request order
- * ({@link ResponseSlots}).
+ * One client connection to a virtual cluster — any virtual cluster: a single cluster (the identity
+ * router), a topic weave, a nested DAG. Nothing here knows which: per API key the router chose at start
+ * what happens ({@link ApiRoute}), and the session carries that out.
+ * <ul>
+ *   <li>{@link ApiRoute#FORWARD}: the client's frame goes over the connection's own upstream link (a
+ *       broker port's real broker; on a bootstrap connection, one broker of the first route, opened when
+ *       first needed) with only the correlation id patched, and the answer comes back with node ids and
+ *       addresses mapped. One exchange object serves every forwarded request of the session (the slot
+ *       number travels as the link's tag): nothing is allocated per request.</li>
+ *   <li>{@link ApiRoute#HOT}: Produce and Fetch are skimmed and planned by the router's
+ *       {@link dev.weft.routing.api.HotPlanner} ({@link HotProduce}, {@link HotFetch}).</li>
+ *   <li>{@link ApiRoute#PLANNED}: decoded and planned by the router's cold planner ({@link PlanRun}),
+ *       which may send parts to any broker or coordinator of any route over links opened on demand.</li>
+ *   <li>{@link ApiRoute#ANSWERED}: ApiVersions, answered by the proxy.</li>
+ * </ul>
+ * Everything runs on the client's event loop. Responses leave in request order ({@link ResponseOrder});
+ * reads pause at the in-flight cap, while any upstream link is not writable, and while draining.
  */
-public final class WovenSession extends ChannelInboundHandlerAdapter {
+public final class Session extends ChannelInboundHandlerAdapter {
 
-    private static final Logger LOG = LoggerFactory.getLogger(WovenSession.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     private static final AtomicLong IDS = new AtomicLong();
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
     private static final long ALLOCATION_PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(20);
 
-    final WeaveRuntime runtime;
+    final VirtualClusterRuntime runtime;
     final SessionSettings settings;
     final BrokerAddressBook addresses;
     final int virtualNodeId;
     final int ownRoute;
     private final String id = "w" + IDS.incrementAndGet();
     private final RequestHeaderView requestHeader = new RequestHeaderView();
-    private final ResponseSlots slots = new ResponseSlots();
-    private final java.util.function.Consumer<Slot> writeSlot = this::writeSlot;
+    private final ResponseOrder slots;
+    private final ResponseOrder.Writer writeSlot = this::writeSlot;
+    private final ForwardAnswer forwardAnswer = new ForwardAnswer();
+    private final ProduceAcks produceAcks = new ProduceAcks();
     private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(4);
     final UpstreamLinks links;
     final SessionPlanContext planContext;
     final TopicNameCache topicNames = new TopicNameCache();
+    final HotContext hotContext;
+    final TargetEndpoints targetEndpoints = new TargetEndpoints(this);
     final HotProduce produce;
     final HotFetch fetch;
     private final Map<String, Integer> coordinators = new HashMap<>();
@@ -76,18 +95,31 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     private boolean draining;
     private boolean clientNeedsFlush;
     private ByteBuf parkedFrame;
-    private Slot parkedSlot;
+    private int parkedSlot;
+    private int parkedRoute;
     private short parkedVersion;
     private long lastReadNanos = System.nanoTime();
 
-    WovenSession(WeaveRuntime runtime, SessionSettings settings, BrokerAddressBook addresses, int virtualNodeId) {
+    Session(VirtualClusterRuntime runtime, SessionSettings settings, BrokerAddressBook addresses, int virtualNodeId) {
         this.runtime = runtime;
         this.settings = settings;
         this.addresses = addresses;
         this.virtualNodeId = virtualNodeId;
         this.ownRoute = virtualNodeId < 0 ? -1 : runtime.bijection().routeOf(virtualNodeId);
+        this.slots = new ResponseOrder(settings.maxInflightRequests());
         this.links = new UpstreamLinks(this);
         this.planContext = new SessionPlanContext(this);
+        this.hotContext = new HotContext() {
+            @Override
+            public int ownRoute() {
+                return ownRoute;
+            }
+
+            @Override
+            public HotCatalog catalog() {
+                return runtime.catalog();
+            }
+        };
         this.produce = new HotProduce(this);
         this.fetch = new HotFetch(this);
     }
@@ -143,12 +175,12 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
      * id on that cluster yet: hold it (and everything after it, to keep the producer's order) until the
      * fleet has agreed on one.
      */
-    void parkForProducerId(ByteBuf frame, Slot slot, short version, long virtualPid) {
+    void parkForProducerId(ByteBuf frame, int slot, short version, long virtualPid, int route) {
         parkedFrame = frame;
         parkedSlot = slot;
         parkedVersion = version;
+        parkedRoute = route;
         updateClientReading();
-        int route = ownRoute;
         runtime.producerIds().claim(virtualPid, route, () -> allocateProducerId(route))
                 .whenComplete((pid, error) -> client.eventLoop().execute(() -> resumeParked(virtualPid, error)));
     }
@@ -190,10 +222,9 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
 
     private void resumeParked(long virtualPid, Throwable error) {
         ByteBuf frame = parkedFrame;
-        Slot slot = parkedSlot;
+        int slot = parkedSlot;
         short version = parkedVersion;
         parkedFrame = null;
-        parkedSlot = null;
         if (frame == null) {
             return;
         }
@@ -204,7 +235,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
         if (error != null) {
             frame.release();
             LOG.warn("{}: no producer id on cluster '{}' for virtual producer id {}: {}; closing so the producer retries",
-                    describe(), runtime.routeName(ownRoute), virtualPid, rootMessage(error));
+                    describe(), runtime.routeName(parkedRoute), virtualPid, rootMessage(error));
             metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, ApiKeys.PRODUCE.id);
             close();
             return;
@@ -233,53 +264,100 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
             apiKey = header.apiKey();
             version = header.apiVersion();
             correlationId = header.correlationId();
-            if (!ApiKeyTable.isKnownKey(apiKey)) {
-                frame.release();
-                LOG.warn("{}: unknown API key {} (not a Kafka request Weft knows); closing", describe(), apiKey);
-                metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
-                close();
-                return;
-            }
-            if (!ApiKeyTable.isClientApi(apiKey)) {
-                frame.release();
-                LOG.warn("{}: {} is a broker-internal API, not for clients; closing", describe(), ApiKeyTable.name(apiKey));
-                metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
-                close();
-                return;
-            }
         } catch (MalformedFrameException e) {
             frame.release();
             malformed(e);
             return;
         }
+        if (!ApiKeyTable.isKnownKey(apiKey)) {
+            refuseAndClose(frame, apiKey, "unknown API key " + apiKey + " (not a Kafka request Weft knows)");
+            return;
+        }
+        if (!ApiKeyTable.isClientApi(apiKey)) {
+            refuseAndClose(frame, apiKey, ApiKeyTable.name(apiKey) + " is a broker-internal API, not for clients");
+            return;
+        }
+        ApiRoute route = runtime.apiRoute(apiKey);
+        if (route == ApiRoute.FORWARD || route == ApiRoute.HOT && forwardsVersionChecks()) {
+            // ApiVersions is exempt: a client probing with a newer version must get the broker's
+            // UNSUPPORTED_VERSION answer (in v0 form) and retry lower.
+            if (!ApiKeyTable.isSupported(apiKey, version) && apiKey != ApiKeys.API_VERSIONS.id) {
+                refuseAndClose(frame, apiKey, ApiKeyTable.name(apiKey) + " version " + version + " is not supported (Weft implements "
+                        + ApiKeyTable.oldestVersion(apiKey) + " to " + ApiKeyTable.latestVersion(apiKey) + ")");
+                return;
+            }
+        } else if (route == ApiRoute.REFUSED || route != ApiRoute.ANSWERED && !runtime.apiVersions().advertises(apiKey, version)) {
+            refuseAndClose(frame, apiKey, ApiKeyTable.name(apiKey) + " v" + version + " is not offered by virtual cluster '"
+                    + runtime.name() + "' (see its ApiVersions answer)");
+            return;
+        }
         metrics.requestForwarded(apiKey, frame.readableBytes());
-        Slot slot = slots.open(apiKey);
-        if (apiKey == ApiKeys.API_VERSIONS.id) {
-            runtime.apiVersions().answer(this, slot, frame, version, correlationId);
-            return;
-        }
-        if (!runtime.apiVersions().advertises(apiKey, version)) {
-            frame.release();
-            LOG.warn("{}: {} v{} is not offered by virtual cluster '{}' (see its ApiVersions answer); closing",
-                    describe(), ApiKeyTable.name(apiKey), version, runtime.name());
-            metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
-            close();
-            return;
-        }
+        int slot = slots.open(apiKey, version, correlationId, System.nanoTime());
         try {
-            if (apiKey == ApiKeys.PRODUCE.id) {
-                produce.handle(frame, slot, version);
-            } else if (apiKey == ApiKeys.FETCH.id) {
-                fetch.handle(frame, slot, version);
-            } else {
-                planCold(frame, slot, apiKey, version, correlationId);
+            switch (route) {
+                case FORWARD -> forward(frame, slot, apiKey, version);
+                case HOT -> {
+                    if (apiKey == ApiKeys.PRODUCE.id) {
+                        produce.handle(frame, slot, version);
+                    } else {
+                        fetch.handle(frame, slot, version);
+                    }
+                }
+                case ANSWERED -> runtime.apiVersions().answer(this, slot, frame, version, correlationId);
+                case PLANNED -> planCold(frame, slot, apiKey, version, correlationId);
+                case REFUSED -> throw new IllegalStateException("refused API reached dispatch");
             }
         } catch (MalformedFrameException e) {
             malformed(e);
         }
     }
 
-    private void planCold(ByteBuf frame, Slot slot, short apiKey, short version, int correlationId) {
+    /**
+     * Sends a Produce or Fetch frame the plan left as the client sent it (or patched in place) over the
+     * bound link; the answer's node endpoints are mapped like any forwarded answer. Takes ownership.
+     */
+    void forwardHot(ByteBuf frame, int slot, boolean expectsResponse) {
+        UpstreamLink link = links.bound();
+        if (expectsResponse) {
+            link.send(frame, forwardAnswer, slot);
+        } else {
+            link.send(frame, null);
+            complete(slot, null);
+        }
+    }
+
+    /** The link for a plan's target: the bound link for {@link RoutePlan#OWN_BROKER}, else that broker of the leaf. */
+    UpstreamLink linkFor(int leaf, int broker) {
+        return broker == RoutePlan.OWN_BROKER ? links.bound() : links.broker(leaf, broker);
+    }
+
+    /** Routers that forward ApiVersions let the broker's versions (clamped to Weft's) decide: check Weft's table. */
+    private boolean forwardsVersionChecks() {
+        return runtime.apiRoute(ApiKeys.API_VERSIONS.id) == ApiRoute.FORWARD;
+    }
+
+    private void refuseAndClose(ByteBuf frame, short apiKey, String why) {
+        frame.release();
+        LOG.warn("{}: {}; closing", describe(), why);
+        metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, apiKey);
+        close();
+    }
+
+    /**
+     * Sends the client's frame as it is over the connection's own link (takes ownership). Produce with
+     * acks=0 gets no response and its slot is finished at once.
+     */
+    private void forward(ByteBuf frame, int slot, short apiKey, short version) {
+        UpstreamLink link = links.bound();
+        if (apiKey == ApiKeys.PRODUCE.id && !produceAcks.expectsResponse(frame, version)) {
+            link.send(frame, null);
+            complete(slot, null);
+            return;
+        }
+        link.send(frame, forwardAnswer, slot);
+    }
+
+    private void planCold(ByteBuf frame, int slot, short apiKey, short version, int correlationId) {
         RequestHeaderData header;
         ApiMessage body;
         try {
@@ -308,7 +386,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
         if (apiKey == ApiKeys.INIT_PRODUCER_ID.id && ((InitProducerIdRequestData) body).transactionalId() == null) {
             return IdempotentProducerIds.PLANNER;
         }
-        return Planners.forApi(apiKey);
+        return runtime.router().coldPlanner(apiKey);
     }
 
     private void malformed(MalformedFrameException e) {
@@ -318,7 +396,7 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
     }
 
     /** Finishes a request with its response frame (null: none is due); writes what is now in order. */
-    void complete(Slot slot, ByteBuf response) {
+    void complete(int slot, ByteBuf response) {
         if (closed) {
             if (response != null) {
                 response.release();
@@ -335,12 +413,52 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void writeSlot(Slot s) {
-        ByteBuf r = ResponseSlots.take(s);
+    private void writeSlot(int slot, ByteBuf r) {
         if (r != null) {
-            metrics.responseReturned(s.apiKey, r.readableBytes(), System.nanoTime() - s.startNanos);
+            metrics.responseReturned(slots.apiKey(slot), r.readableBytes(), System.nanoTime() - slots.startNanos(slot));
             client.write(r, client.voidPromise());
             clientNeedsFlush = true;
+        }
+    }
+
+    /** The API key of an open slot's request (for messages). */
+    short slotApiKey(int slot) {
+        return slots.apiKey(slot);
+    }
+
+    /**
+     * The answer to every forwarded request of this session: the slot number comes back as the link's
+     * tag, and the slot knows the client's correlation id, API and version. A link failing while a
+     * forwarded request waits closes the client connection: it was bound to that broker connection.
+     */
+    private final class ForwardAnswer implements UpstreamLink.Exchange {
+        @Override
+        public void onResponse(ByteBuf response, int slot) {
+            short apiKey = slots.apiKey(slot);
+            short version = slots.version(slot);
+            int correlationId = slots.correlationId(slot);
+            ResponseRewriter rewriter = runtime.forwardRewriter(addresses, links.boundRoute(), apiKey);
+            ByteBuf out;
+            if (rewriter == null) {
+                ResponseHeaderView.correlationId(response, response.readerIndex() + PREFIX, correlationId);
+                out = response;
+            } else {
+                try {
+                    out = rewriter.rewrite(response, apiKey, version, correlationId, client.alloc());
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: cannot rewrite {} v{} response from {}: {}; closing", describe(), ApiKeyTable.name(apiKey),
+                            version, links.bound().name(), e.toString());
+                    metrics.connectionError(SessionMetrics.SessionError.REWRITE_FAILED, apiKey);
+                    close();
+                    return;
+                }
+            }
+            complete(slot, out);
+        }
+
+        @Override
+        public void onFailure(Errors error, String reason, int slot) {
+            onOwnLinkClosed(reason);
         }
     }
 
@@ -356,13 +474,13 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
         if (client == null || closed) {
             return;
         }
-        boolean read = !draining && pending.isEmpty() && canHandle() && links.ownWritable();
+        boolean read = !draining && pending.isEmpty() && canHandle() && links.allWritable();
         if (client.config().isAutoRead() != read) {
             client.config().setAutoRead(read);
         }
     }
 
-    void onOwnWritabilityChanged() {
+    void onLinkWritabilityChanged() {
         updateClientReading();
     }
 
@@ -393,10 +511,15 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The own link is gone: a connection to a virtual broker means that broker, so the client reconnects. */
+    /**
+     * The link the connection is bound to is gone (a broker port's broker, or the bootstrap connection's
+     * forwarding link): the client reconnects, as it would to a broker that went away.
+     */
     void onOwnLinkClosed(String reason) {
         if (!closed) {
-            LOG.info("{}: {}; closing the client connection", describe(), reason);
+            LOG.info("{}: {}; closing the client connection{}", describe(), reason,
+                    slots.isEmpty() ? "" : " with " + slots.size() + " request(s) unanswered");
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, (short) -1);
             close();
         }
     }
@@ -458,8 +581,10 @@ public final class WovenSession extends ChannelInboundHandlerAdapter {
             if (cause.getCause() instanceof NotSslRecordException) {
                 LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
                 metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
-            } else if (!(cause instanceof java.nio.channels.ClosedChannelException)) {
-                LOG.warn("{}: {}; closing", describe(), cause.getMessage() != null ? cause.getMessage() : cause.toString());
+            } else if (cause instanceof java.nio.channels.ClosedChannelException) {
+                LOG.info("{}: the client went away before its responses were written; closing", describe());
+            } else {
+                LOG.warn("{}: {}; closing", describe(), rootMessage(cause));
             }
         }
         close();

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.routing.merge.MetadataWeave;
 import dev.weft.routing.plan.Answer;
@@ -23,10 +23,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 final class MetadataPlanner implements ColdPlanner {
 
-    private final WeaveRuntime runtime;
+    private final VirtualClusterRuntime runtime;
     private final KnownPartitions known = new KnownPartitions();
 
-    MetadataPlanner(WeaveRuntime runtime) {
+    MetadataPlanner(VirtualClusterRuntime runtime) {
         this.runtime = runtime;
     }
 

@@ -1,9 +1,8 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.session;
 
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.versions.ApiVersionsIntersection;
-import dev.weft.proxy.weave.ResponseSlots.Slot;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Destination;
 import dev.weft.routing.plan.Part;
@@ -36,11 +35,11 @@ final class ApiVersionsAnswer {
     private static final short UPSTREAM_VERSION = 3;
     static final long MAX_AGE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(5);
 
-    private final WeaveRuntime runtime;
+    private final VirtualClusterRuntime runtime;
     private volatile ApiVersionsResponseData cached;
     private volatile long cachedAtNanos;
 
-    ApiVersionsAnswer(WeaveRuntime runtime) {
+    ApiVersionsAnswer(VirtualClusterRuntime runtime) {
         this.runtime = runtime;
     }
 
@@ -70,7 +69,7 @@ final class ApiVersionsAnswer {
     }
 
     /** Answers a client's ApiVersions (takes ownership of {@code frame}). */
-    void answer(WovenSession session, Slot slot, ByteBuf frame, short version, int correlationId) {
+    void answer(Session session, int slot, ByteBuf frame, short version, int correlationId) {
         frame.release();
         ApiVersionsResponseData now = cached;
         if (version > ApiKeyTable.latestVersion(ApiKeys.API_VERSIONS.id)) {
@@ -101,7 +100,7 @@ final class ApiVersionsAnswer {
         }
     }
 
-    private void finish(WovenSession session, Slot slot, int correlationId, short version, Answer[] answers) {
+    private void finish(Session session, int slot, int correlationId, short version, Answer[] answers) {
         List<ApiVersionsResponseData> upstream = new ArrayList<>();
         for (int r = 0; r < answers.length; r++) {
             if (answers[r].failed() || ((ApiVersionsResponseData) answers[r].body()).errorCode() != 0) {
@@ -179,7 +178,7 @@ final class ApiVersionsAnswer {
         return out;
     }
 
-    private static void respond(WovenSession session, Slot slot, int correlationId, short version, ApiVersionsResponseData body) {
+    private static void respond(Session session, int slot, int correlationId, short version, ApiVersionsResponseData body) {
         session.complete(slot, ColdCodec.writeResponse(session.client.alloc(), correlationId, version, body));
         session.flushClient();
     }

@@ -1,0 +1,123 @@
+package dev.weft.proxy.session;
+
+import dev.weft.protocol.fetch.FetchRequestBuilder;
+import dev.weft.protocol.fetch.FetchRequestSkim;
+import dev.weft.protocol.fetch.FetchResponseMerger;
+import dev.weft.protocol.fetch.FetchResponseSkim;
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.routing.api.RoutePlan;
+import dev.weft.routing.api.RoutePlanPool;
+import io.netty.buffer.ByteBuf;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Fetch (hot path). The router plans every partition ({@link RoutePlan}). A plan that sends
+ * everything to the connection's own broker under the client's keys forwards the client's frame: as it
+ * is when the router keeps fetch sessions (a single cluster), else made sessionless by a 4-byte patch.
+ * Otherwise one <em>sessionless</em> full fetch (session 0, epoch -1) per target is built around the
+ * client's partition entries ({@link FetchRequestBuilder}) and the answers merged back under the
+ * client's names with session id 0: fetch sessions (KIP-227) are declined towards the client, which
+ * then keeps sending full fetches — what real clients do with a broker that has no session slots.
+ * That keeps renamed topics right in every request (an incremental request would name only changed
+ * partitions, by names the broker does not know). Records travel as retained slices either way.
+ */
+final class HotFetch {
+
+    private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+    private static final int NO_SESSION = 0;
+    private static final int SESSIONLESS_EPOCH = -1;
+
+    private final Session session;
+    private final RoutePlanPool plans;
+    private final FetchRequestSkim skim = new FetchRequestSkim();
+    private final FetchRequestBuilder builder = new FetchRequestBuilder();
+    private final FetchResponseMerger merger = new FetchResponseMerger();
+    private FetchResponseSkim[] responseSkims = {new FetchResponseSkim()};
+    private FetchResponseSkim[] merged = new FetchResponseSkim[1];
+
+    HotFetch(Session session) {
+        this.session = session;
+        this.plans = new RoutePlanPool(session.topicNames);
+        builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
+    }
+
+    /** Takes ownership of {@code frame}. */
+    void handle(ByteBuf frame, int slot, short version) {
+        skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        RoutePlan plan = plans.acquire().reset(skim);
+        session.runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
+        short refusal = plan.unknownTopics()
+                ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
+                : Errors.NOT_LEADER_OR_FOLLOWER.code();
+        if (plan.passThrough(skim.partitionCount()) && plan.keepsFetchSessions()) {
+            plans.release(plan);
+            session.forwardHot(frame, slot, true);
+            return;
+        }
+        if (plan.routed() == 0) {
+            ByteBuf answer = merge(plan, refusal, null);
+            plans.release(plan);
+            frame.release();
+            session.complete(slot, answer);
+            return;
+        }
+        if (plan.passThrough(skim.partitionCount()) && skim.sessionId() == NO_SESSION && skim.forgottenTopicCount() == 0) {
+            // Nothing to rename and no session in use: the client's frame goes as it is, made sessionless
+            // by a 4-byte patch (the broker then answers session id 0, and the client stays sessionless).
+            skim.sessionEpochInPlace(SESSIONLESS_EPOCH);
+            plans.release(plan);
+            session.forwardHot(frame, slot, true);
+            return;
+        }
+        SplitAnswer answer = new FetchMerge(slot, frame, plan, refusal);
+        for (int t = 0; t < plan.targetCount(); t++) {
+            ByteBuf out = builder.topicKeys(plan).build(skim, plan.targetOf(), t, 0, session.client.alloc());
+            session.linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(out, answer, t);
+        }
+    }
+
+    /** The client's answer from the targets' answers (null: none, every partition refused). */
+    private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
+        int n = Math.max(1, plan.targetCount());
+        if (responseSkims.length < n) {
+            FetchResponseSkim[] grown = java.util.Arrays.copyOf(responseSkims, n);
+            for (int i = responseSkims.length; i < n; i++) {
+                grown[i] = new FetchResponseSkim();
+            }
+            responseSkims = grown;
+            merged = new FetchResponseSkim[n];
+        }
+        FetchResponseSkim[] in = merged;
+        for (int t = 0; t < n; t++) {
+            ByteBuf r = responses == null ? null : responses[t];
+            in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
+        }
+        try {
+            return merger.merge(skim, plan.targetOf(), in, plan, refusal, NO_SESSION, session.targetEndpoints.of(plan),
+                    session.client.alloc());
+        } finally {
+            java.util.Arrays.fill(in, null);
+        }
+    }
+
+    void release() {
+        plans.clear();
+    }
+
+    private final class FetchMerge extends SplitAnswer {
+        FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal) {
+            super(session, slot, request, plan, refusal);
+        }
+
+        @Override
+        ByteBuf merge(ByteBuf request, ByteBuf[] responses) {
+            skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
+            return HotFetch.this.merge(plan, refusal, responses);
+        }
+
+        @Override
+        void releasePlan(RoutePlan plan) {
+            plans.release(plan);
+        }
+    }
+}

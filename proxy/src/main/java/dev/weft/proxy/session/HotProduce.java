@@ -1,0 +1,193 @@
+package dev.weft.proxy.session;
+
+import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.protocol.produce.ProduceRequestBuilder;
+import dev.weft.protocol.produce.ProduceRequestSkim;
+import dev.weft.protocol.produce.ProduceResponseMerger;
+import dev.weft.protocol.produce.ProduceResponseSkim;
+import dev.weft.protocol.record.RecordBatchView;
+import dev.weft.routing.api.RoutePlan;
+import dev.weft.routing.api.RoutePlanPool;
+import io.netty.buffer.ByteBuf;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * Produce (hot path). The router plans every partition ({@link RoutePlan}): a plan that sends
+ * everything to the connection's own broker under the client's keys forwards the client's frame as
+ * it is; otherwise one sub-request per target is built around retained slices of the client's record
+ * batches ({@link ProduceRequestBuilder}), and the answers are merged back under the client's names
+ * ({@link ProduceResponseMerger}, {@link SplitAnswer}). Records are never copied. Producer ids are
+ * rewritten in place for targets on another cluster than the producer-id home (8+2 bytes and the CRC
+ * per batch). A transactional Produce touching another cluster than its transaction's home is refused
+ * whole with TRANSACTION_ABORTABLE: nothing of it is written, the producer aborts. acks=0: no answer,
+ * also when split.
+ */
+final class HotProduce {
+
+    private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+
+    private final Session session;
+    private final RoutePlanPool plans;
+    private final ProduceRequestSkim skim = new ProduceRequestSkim();
+    private final ProduceRequestBuilder builder = new ProduceRequestBuilder();
+    private final ProduceResponseMerger merger = new ProduceResponseMerger();
+    private final RecordBatchView batch = new RecordBatchView();
+    private ProduceResponseSkim[] responseSkims = {new ProduceResponseSkim()};
+    private ProduceResponseSkim[] merged = new ProduceResponseSkim[1];
+    private long lastVirtualPid = -1;
+    private int lastPidRoute = -1;
+    private long lastUpstreamPid = -1;
+
+    HotProduce(Session session) {
+        this.session = session;
+        this.plans = new RoutePlanPool(session.topicNames);
+    }
+
+    /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
+    boolean handle(ByteBuf frame, int slot, short version) {
+        skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        VirtualClusterRuntime runtime = session.runtime;
+        RoutePlan plan = plans.acquire().reset(skim);
+        runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
+        boolean expectsResponse = skim.acks() != 0;
+        short refusal = plan.unknownTopics() ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : Errors.NOT_LEADER_OR_FOLLOWER.code();
+        if (skim.transactionalIdLength() >= 0) {
+            String txn = skim.transactionalId();
+            int home = runtime.router().transactions().homeRoute(txn);
+            int elsewhere = targetOffHome(plan, home);
+            if (plan.foreignTopics() || elsewhere >= 0) {
+                session.logRefusal("transaction '" + txn + "' is confined to cluster '" + runtime.routeName(home)
+                        + "' (its home) but produces to " + (elsewhere >= 0 ? "cluster '" + runtime.routeName(elsewhere) + "'"
+                        : "a topic on another cluster")
+                        + "; every partition of the request is refused with TRANSACTION_ABORTABLE and nothing is written");
+                plan.refuseAll(skim.partitionCount());
+                refusal = Errors.TRANSACTION_ABORTABLE.code();
+            }
+        } else if (plan.routed() > 0 && !translateProducerIds(frame, slot, version, plan)) {
+            plans.release(plan);
+            return false;
+        }
+        if (plan.routed() == 0) {
+            ByteBuf answer = expectsResponse ? merge(plan, refusal, null) : null;
+            plans.release(plan);
+            frame.release();
+            session.complete(slot, answer);
+            return true;
+        }
+        if (plan.passThrough(skim.partitionCount())) {
+            plans.release(plan);
+            session.forwardHot(frame, slot, expectsResponse);
+            return true;
+        }
+        SplitAnswer answer = expectsResponse ? new ProduceMerge(slot, frame, plan, refusal) : null;
+        for (int t = 0; t < plan.targetCount(); t++) {
+            ByteBuf out = builder.topicKeys(plan).build(skim, plan.targetOf(), t, 0, session.client.alloc());
+            session.linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(out, answer, t);
+        }
+        if (!expectsResponse) {
+            plans.release(plan);
+            frame.release();
+            session.complete(slot, null);
+        }
+        return true;
+    }
+
+    /** A route other than {@code home} that the plan sends to, or -1. */
+    private static int targetOffHome(RoutePlan plan, int home) {
+        for (int t = 0; t < plan.targetCount(); t++) {
+            if (plan.targetLeaf(t) != home) {
+                return plan.targetLeaf(t);
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Gives each batch the producer id its cluster knows for the client's (virtual) one: batches for the
+     * producer-id home cluster keep it. False when an id is not agreed yet: a claim is started and the
+     * session resumes this request when it is done.
+     */
+    private boolean translateProducerIds(ByteBuf frame, int slot, short version, RoutePlan plan) {
+        long virtualPid = -1;
+        short epoch = -1;
+        int[] targetOf = plan.targetOf();
+        for (int i = 0; i < skim.partitionCount() && virtualPid < 0; i++) {
+            if (targetOf[i] >= 0 && skim.recordsLength(i) > 0) {
+                batch.wrap(skim.buffer(), skim.recordsOffset(i), skim.recordsOffset(i) + skim.recordsLength(i));
+                if (batch.hasBatch()) {
+                    virtualPid = batch.producerId();
+                    epoch = batch.producerEpoch();
+                }
+            }
+        }
+        if (virtualPid < 0) {
+            return true; // not an idempotent producer
+        }
+        for (int t = 0; t < plan.targetCount(); t++) {
+            int route = plan.targetLeaf(t);
+            if (route == VirtualClusterRuntime.PRODUCER_ID_HOME_ROUTE) {
+                continue;
+            }
+            long upstreamPid = virtualPid == lastVirtualPid && route == lastPidRoute ? lastUpstreamPid
+                    : session.runtime.producerIds().cached(virtualPid, route);
+            if (upstreamPid < 0) {
+                session.parkForProducerId(frame, slot, version, virtualPid, route);
+                return false;
+            }
+            lastVirtualPid = virtualPid; // a connection carries one producer's batches: skip the shared map next time
+            lastPidRoute = route;
+            lastUpstreamPid = upstreamPid;
+            for (int i = 0; i < skim.partitionCount(); i++) {
+                if (targetOf[i] == t && skim.recordsLength(i) > 0) {
+                    batch.rewriteProducer(skim.buffer(), skim.recordsOffset(i), skim.recordsOffset(i) + skim.recordsLength(i),
+                            upstreamPid, epoch);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The client's answer from the targets' answers (null: none, every partition refused). */
+    private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
+        int n = Math.max(1, plan.targetCount());
+        if (responseSkims.length < n) {
+            ProduceResponseSkim[] grown = java.util.Arrays.copyOf(responseSkims, n);
+            for (int i = responseSkims.length; i < n; i++) {
+                grown[i] = new ProduceResponseSkim();
+            }
+            responseSkims = grown;
+            merged = new ProduceResponseSkim[n];
+        }
+        ProduceResponseSkim[] in = merged;
+        for (int t = 0; t < n; t++) {
+            ByteBuf r = responses == null ? null : responses[t];
+            in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
+        }
+        try {
+            return merger.merge(skim, plan.targetOf(), in, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());
+        } finally {
+            java.util.Arrays.fill(in, null);
+        }
+    }
+
+    void release() {
+        plans.clear();
+    }
+
+    private final class ProduceMerge extends SplitAnswer {
+        ProduceMerge(int slot, ByteBuf request, RoutePlan plan, short refusal) {
+            super(session, slot, request, plan, refusal);
+        }
+
+        @Override
+        ByteBuf merge(ByteBuf request, ByteBuf[] responses) {
+            skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
+            return HotProduce.this.merge(plan, refusal, responses);
+        }
+
+        @Override
+        void releasePlan(RoutePlan plan) {
+            plans.release(plan);
+        }
+    }
+}

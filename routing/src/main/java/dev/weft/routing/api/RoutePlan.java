@@ -1,0 +1,161 @@
+package dev.weft.routing.api;
+
+import dev.weft.protocol.skim.PartitionSkim;
+import dev.weft.protocol.skim.UpstreamTopicKeys;
+import java.util.Arrays;
+
+/**
+ * A router's plan for one skimmed Produce or Fetch (DESIGN §3): for every partition, in wire order, the
+ * <em>target</em> it is sent to — a (leaf, broker) pair — or {@link #REFUSED} (the proxy answers it
+ * with an error); and per topic the key to send upstream instead of the client's (a renamed topic's
+ * real name or id), or null. The exchange builds one sub-request per target from retained slices of
+ * the client's frame and merges the answers; {@link #targetOf()} is the array the protocol's builders
+ * and mergers take as {@code routeOf}.
+ *
+ * <p>Primitive arrays, reused: sessions keep a few of these ({@link RoutePlanPool}), so planning a
+ * request allocates nothing once warm. Event loop only.
+ */
+public final class RoutePlan implements UpstreamTopicKeys {
+
+    /** Target of a partition that is not sent: the proxy answers it with an error. */
+    public static final int REFUSED = -1;
+    /** Broker of a target: the one the client's connection is bound to (mirrored topology). */
+    public static final int OWN_BROKER = -2;
+
+    private final TopicNameCache names;
+    private int[] targetOf = new int[16];
+    private int[] targetLeaf = new int[4];
+    private int[] targetBroker = new int[4];
+    private int targetCount;
+    private byte[][] keys = new byte[8][];
+    private int routed;
+    private boolean keysChange;
+    private boolean unknownTopics;
+    private boolean foreignTopics;
+    private boolean keepFetchSessions;
+
+    public RoutePlan(TopicNameCache names) {
+        this.names = names;
+    }
+
+    /** The connection's cache of topic names (planners resolve name-keyed versions through it). */
+    public TopicNameCache names() {
+        return names;
+    }
+
+    /** Empties the plan and sizes it for {@code skim}. */
+    public RoutePlan reset(PartitionSkim skim) {
+        int partitions = skim.partitionCount();
+        if (targetOf.length < partitions) {
+            targetOf = new int[Math.max(partitions, targetOf.length * 2)];
+        }
+        int topicCount = skim.topicCount();
+        if (keys.length < topicCount) {
+            keys = new byte[Math.max(topicCount, keys.length * 2)][];
+        }
+        Arrays.fill(keys, 0, topicCount, null);
+        targetCount = 0;
+        routed = 0;
+        keysChange = false;
+        unknownTopics = false;
+        foreignTopics = false;
+        keepFetchSessions = false;
+        return this;
+    }
+
+    /** The index of target (leaf, broker), added when new; {@code broker} is a real node id or {@link #OWN_BROKER}. */
+    public int target(int leaf, int broker) {
+        for (int i = 0; i < targetCount; i++) {
+            if (targetLeaf[i] == leaf && targetBroker[i] == broker) {
+                return i;
+            }
+        }
+        if (targetCount == targetLeaf.length) {
+            targetLeaf = Arrays.copyOf(targetLeaf, targetCount * 2);
+            targetBroker = Arrays.copyOf(targetBroker, targetCount * 2);
+        }
+        targetLeaf[targetCount] = leaf;
+        targetBroker[targetCount] = broker;
+        return targetCount++;
+    }
+
+    /** Sends partitions {@code first}..{@code end-1} to {@code target}. */
+    public void send(int first, int end, int target) {
+        Arrays.fill(targetOf, first, end, target);
+        routed += end - first;
+    }
+
+    /** Refuses partitions {@code first}..{@code end-1}; {@code unknown}: their topic is not visible (else it lives elsewhere). */
+    public void refuse(int first, int end, boolean unknown) {
+        Arrays.fill(targetOf, first, end, REFUSED);
+        if (unknown) {
+            unknownTopics = true;
+        } else {
+            foreignTopics = true;
+        }
+    }
+
+    /** Refuses every partition (a request refused whole, e.g. a transaction leaving its home). */
+    public void refuseAll(int partitions) {
+        Arrays.fill(targetOf, 0, partitions, REFUSED);
+        routed = 0;
+    }
+
+    /** Sends topic {@code t} upstream under {@code key} (raw name or 16 id bytes; null: the client's). */
+    public void upstreamKey(int t, byte[] key) {
+        keys[t] = key;
+        keysChange |= key != null;
+    }
+
+    /** The client keeps its fetch sessions (KIP-227): a forwarded Fetch goes exactly as sent. */
+    public void keepFetchSessions() {
+        keepFetchSessions = true;
+    }
+
+    @Override
+    public byte[] upstreamKey(int t) {
+        return keys[t];
+    }
+
+    /** Per partition: its target, or {@link #REFUSED}; the builders' and mergers' {@code routeOf}. */
+    public int[] targetOf() {
+        return targetOf;
+    }
+
+    public int targetCount() {
+        return targetCount;
+    }
+
+    public int targetLeaf(int target) {
+        return targetLeaf[target];
+    }
+
+    public int targetBroker(int target) {
+        return targetBroker[target];
+    }
+
+    /** How many partitions are sent (not refused). */
+    public int routed() {
+        return routed;
+    }
+
+    public boolean unknownTopics() {
+        return unknownTopics;
+    }
+
+    public boolean foreignTopics() {
+        return foreignTopics;
+    }
+
+    public boolean keepsFetchSessions() {
+        return keepFetchSessions;
+    }
+
+    /**
+     * Every partition goes to the connection's own broker under the client's own keys: the client's frame
+     * can go as it is.
+     */
+    public boolean passThrough(int partitions) {
+        return routed == partitions && !keysChange && targetCount == 1 && targetBroker[0] == OWN_BROKER;
+    }
+}

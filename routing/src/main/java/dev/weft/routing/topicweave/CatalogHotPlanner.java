@@ -1,0 +1,54 @@
+package dev.weft.routing.topicweave;
+
+import dev.weft.protocol.skim.PartitionSkim;
+import dev.weft.routing.TopicRouting;
+import dev.weft.routing.VisibleTopic;
+import dev.weft.routing.api.HotCatalog;
+import dev.weft.routing.api.HotContext;
+import dev.weft.routing.api.HotPlanner;
+import dev.weft.routing.api.RoutePlan;
+
+/**
+ * The hot planner of routers that decide by topic (topic weaving, nested DAGs flattened to their
+ * leaves): each topic the client names is looked up in the catalog (by virtual id, or by name through
+ * the connection's {@link dev.weft.routing.api.TopicNameCache}); its partitions go to the connection's
+ * own broker under the topic's real name or id when it lives on the connection's route, and are
+ * refused otherwise (unknown or hidden: UNKNOWN_TOPIC_*; on another cluster: the client's metadata is
+ * stale). Fetch sessions are declined: an incremental Fetch would name topics the broker does not know.
+ */
+public final class CatalogHotPlanner implements HotPlanner {
+
+    public static final CatalogHotPlanner INSTANCE = new CatalogHotPlanner();
+
+    private CatalogHotPlanner() {
+    }
+
+    @Override
+    public void plan(PartitionSkim skim, HotContext ctx, RoutePlan out) {
+        HotCatalog catalog = ctx.catalog();
+        TopicRouting topics = catalog.topics();
+        int ownRoute = ctx.ownRoute();
+        boolean ids = skim.usesTopicIds();
+        int own = -1;
+        for (int t = 0; t < skim.topicCount(); t++) {
+            VisibleTopic v;
+            if (ids) {
+                int at = skim.topicNameOffset(t);
+                v = topics.byVirtualId(skim.buffer().getLong(at), skim.buffer().getLong(at + 8));
+            } else {
+                v = out.names().resolve(catalog, skim.buffer(), skim.topicNameOffset(t), skim.topicNameLength(t));
+            }
+            int first = skim.topicFirstPartition(t);
+            int end = first + skim.topicPartitionCount(t);
+            if (v == null || v.route() != ownRoute) {
+                out.refuse(first, end, v == null);
+                continue;
+            }
+            if (own < 0) {
+                own = out.target(ownRoute, RoutePlan.OWN_BROKER);
+            }
+            out.upstreamKey(t, catalog.upstreamKey(v, ids));
+            out.send(first, end, own);
+        }
+    }
+}
