@@ -1,6 +1,7 @@
 package dev.weft.proxy.session;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.protocol.frame.PartialFrameTimeout;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
@@ -12,6 +13,12 @@ import org.slf4j.Logger;
  * What every kind of client session decides alike about its client connection's events: a failed TLS
  * handshake, a client holding half a frame too long (slow-loris), a client idle with nothing in flight.
  * Each verdict is logged (naming the connection and the setting) and counted here; the session closes.
+ *
+ * <p>Incomplete frames are timed by the client's {@link KafkaFrameDecoder} from each frame's first byte
+ * (see {@link PartialFrameBudgets}); it fires a {@link PartialFrameTimeout} that is judged here (and
+ * closes the connection itself right after). Reader-idle ticks only decide the idle timeout: they never
+ * come while a client trickles bytes, and a connection paused for memory is silent because the proxy
+ * stopped reading it, not because the client is slow.
  */
 public final class ClientConnectionChecks {
 
@@ -39,24 +46,48 @@ public final class ClientConnectionChecks {
             metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
             return true;
         }
+        if (evt instanceof PartialFrameTimeout timeout) {
+            partialFrameTimedOut(timeout, log, describe, metrics);
+            return true;
+        }
         if (!(evt instanceof IdleStateEvent)) {
             return false;
         }
         long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
         KafkaFrameDecoder decoder = ctx.pipeline().get(KafkaFrameDecoder.class);
         int partial = decoder == null ? 0 : decoder.bufferedBytes();
-        if (partial > 0 && silentMillis >= settings.partialFrameTimeoutMillis()) {
-            log.warn("{}: slow client: {} byte(s) of an incomplete frame and nothing more for {} ms "
-                    + "(server.partialFrameTimeoutMs); closing", describe, partial, silentMillis);
-            metrics.connectionError(SessionMetrics.SessionError.SLOW_CLIENT, (short) -1);
-            return true;
-        }
         if (partial == 0 && nothingInFlight && silentMillis >= settings.idleTimeoutMillis()) {
             log.info("{}: idle for {} ms with nothing in flight (server.idleTimeoutMs); closing", describe, silentMillis);
             metrics.connectionError(SessionMetrics.SessionError.IDLE, (short) -1);
             return true;
         }
         return false;
+    }
+
+    /** Logs and counts an incomplete frame whose time is up (the decoder closes the connection). */
+    private static void partialFrameTimedOut(PartialFrameTimeout t, Logger log, String describe, SessionMetrics metrics) {
+        long ageMillis = TimeUnit.NANOSECONDS.toMillis(t.ageNanos());
+        long timeoutMillis = TimeUnit.NANOSECONDS.toMillis(t.timeoutNanos());
+        String frame = t.frameBytes() < 0 ? "(its 4-byte size prefix not even complete)" : "of " + t.frameBytes() + " bytes";
+        String turn = "the one turn per core for frames over " + t.largeAboveBytes()
+                + " bytes (server.maxPartialFrameBytesPerConnection)";
+        if (t.waitingForBudget()) {
+            log.warn("{}: no memory for an incomplete frame: {} byte(s) of a frame {} waited {} ms "
+                    + "(server.partialFrameTimeoutMs = {}) for this core's partial-frame budget, {} of {} bytes granted "
+                    + "(server.maxPartialFrameBytesPerCore){}; closing", describe, t.bufferedBytes(), frame, ageMillis,
+                    timeoutMillis, t.coreGrantedBytes(), t.coreLimitBytes(),
+                    t.large() && t.largeGrantTaken() ? ", and " + turn + " taken" : "");
+            metrics.connectionError(SessionMetrics.SessionError.PARTIAL_FRAME_BUDGET, (short) -1);
+            return;
+        }
+        String held = t.grantedBytes() == 0 ? ""
+                : "; it held " + t.grantedBytes() + " of this core's " + t.coreLimitBytes()
+                        + " bytes for incomplete frames (server.maxPartialFrameBytesPerCore)"
+                        + (t.large() ? " and " + turn : "");
+        log.warn("{}: slow client: {} byte(s) of an incomplete frame {}, the first of them {} ms ago "
+                + "(server.partialFrameTimeoutMs = {}){}; closing", describe, t.bufferedBytes(), frame, ageMillis,
+                timeoutMillis, held);
+        metrics.connectionError(SessionMetrics.SessionError.SLOW_CLIENT, (short) -1);
     }
 
     /** The message of an exception and of its root cause, when they differ. */

@@ -43,7 +43,12 @@ final class HotFetch {
 
     /** Takes ownership of {@code frame}. */
     void handle(ByteBuf frame, int slot, short version) {
-        skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        try {
+            skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        } catch (RuntimeException e) {
+            frame.release(); // ours from the start: a request that cannot be read is released here
+            throw e;
+        }
         RoutePlan plan = plans.acquire().reset(skim);
         session.runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
         short refusal = plan.unknownTopics()

@@ -45,7 +45,12 @@ final class HotProduce {
 
     /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
     boolean handle(ByteBuf frame, int slot, short version) {
-        skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        try {
+            skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
+        } catch (RuntimeException e) {
+            frame.release(); // ours from the start: a request that cannot be read is released here
+            throw e;
+        }
         VirtualClusterRuntime runtime = session.runtime;
         RoutePlan plan = plans.acquire().reset(skim);
         runtime.router().hotPlanner().plan(skim, session.hotContext, plan);

@@ -458,7 +458,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
         @Override
         public void onFailure(Errors error, String reason, int slot) {
-            onOwnLinkClosed(reason);
+            // the link tells its owner next (onOwnLinkEnded), which closes the client connection
         }
     }
 
@@ -515,13 +515,22 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * The link the connection is bound to is gone (a broker port's broker, or the bootstrap connection's
      * forwarding link): the client reconnects, as it would to a broker that went away.
      */
-    void onOwnLinkClosed(String reason) {
-        if (!closed) {
-            LOG.info("{}: {}; closing the client connection{}", describe(), reason,
-                    slots.isEmpty() ? "" : " with " + slots.size() + " request(s) unanswered");
-            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, (short) -1);
-            close();
+    void onOwnLinkEnded(UpstreamLink link) {
+        if (closed) {
+            return;
         }
+        String unanswered = slots.isEmpty() ? "" : " with " + slots.size() + " request(s) unanswered";
+        if (link.neverConnected()) {
+            LOG.warn("{}: {}; closing the client connection so it retries", describe(), link.endedBecause());
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_UNREACHABLE, (short) -1);
+        } else if (link.closedByBroker()) {
+            // A broker closing a connection is ordinary (restart, its own idle timeout, a request it refused).
+            LOG.info("{}: {}{}; closing the client connection", describe(), link.endedBecause(), unanswered);
+        } else {
+            LOG.warn("{}: {}{}; closing the client connection", describe(), link.endedBecause(), unanswered);
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, (short) -1);
+        }
+        close();
     }
 
     void logRefusal(String message) {

@@ -41,6 +41,8 @@ public interface SessionMetrics {
         REWRITE_FAILED,
         TOO_MANY_PENDING,
         SLOW_CLIENT,
+        /** An incomplete frame that waited for its core's partial-frame budget past the partial-frame timeout. */
+        PARTIAL_FRAME_BUDGET,
         TLS_HANDSHAKE,
         IDLE
     }

@@ -17,6 +17,7 @@ import dev.weft.iocore.buffer.BufferPolicy;
  * @param metrics where sessions report their traffic
  * @param registry every open client connection, for draining at shutdown
  * @param maxInflightRequests unanswered requests per client connection before the proxy stops reading it
+ * @param partialFrames per-core memory budgets and deadlines of clients' incomplete frames
  */
 public record SessionSettings(
         EventLoops loops,
@@ -28,5 +29,19 @@ public record SessionSettings(
         int idleTimeoutMillis,
         SessionMetricsFactory metrics,
         SessionRegistry registry,
-        int maxInflightRequests) {
+        int maxInflightRequests,
+        PartialFrameBudgets partialFrames) {
+
+    /**
+     * Settings with the default partial-frame budgets ({@link PartialFrameBudgets#DEFAULT_PER_CONNECTION_BYTES},
+     * {@link PartialFrameBudgets#DEFAULT_PER_CORE_BYTES}) on {@code loops}' cores.
+     */
+    public SessionSettings(EventLoops loops, BufferPolicy buffers, int maxFrameBytes, int connectTimeoutMillis,
+            int maxPendingFrames, int partialFrameTimeoutMillis, int idleTimeoutMillis, SessionMetricsFactory metrics,
+            SessionRegistry registry, int maxInflightRequests) {
+        this(loops, buffers, maxFrameBytes, connectTimeoutMillis, maxPendingFrames, partialFrameTimeoutMillis,
+                idleTimeoutMillis, metrics, registry, maxInflightRequests,
+                PartialFrameBudgets.of(loops, PartialFrameBudgets.DEFAULT_PER_CONNECTION_BYTES,
+                        PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, partialFrameTimeoutMillis));
+    }
 }

@@ -60,6 +60,10 @@ final class UpstreamLink {
     private final IntArrayQueue waitingTags = new IntArrayQueue(8, -1);
     private final RequestHeaderView header = new RequestHeaderView();
     private Channel channel;
+    private InetSocketAddress address;
+    private String failure = "";
+    private boolean byBroker;
+    private String errorDetail;
     /** Whether {@link UpstreamLinks} counts this link as backed up (owned by the session's loop). */
     boolean countedUnwritable;
     private int nextCorrelationId;
@@ -83,6 +87,7 @@ final class UpstreamLink {
     }
 
     void connect(SessionSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls) {
+        this.address = address;
         int maxFrameBytes = settings.maxFrameBytes();
         settings.loops().clientBootstrap(loop, settings.buffers())
                 .option(ChannelOption.TCP_NODELAY, true)
@@ -99,6 +104,7 @@ final class UpstreamLink {
                 .connect(address)
                 .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
+                        failure = "cannot connect to broker " + where() + ": " + f.cause().getMessage();
                         fail(Errors.NETWORK_EXCEPTION, "cannot connect to " + name + ": " + f.cause().getMessage());
                     } else if (closed) {
                         f.channel().close();
@@ -171,7 +177,35 @@ final class UpstreamLink {
 
     /** The broker's address could not be found (discovery failed): fails everything waiting. */
     void failUnresolved(String reason) {
+        failure = "no upstream broker to connect to: " + reason;
         fail(Errors.NETWORK_EXCEPTION, "no address for " + name + ": " + reason);
+    }
+
+    /** "127.0.0.1:9092 (cluster 'east' broker 1)" once an address is known, else the link's name. */
+    String where() {
+        return address == null ? name : address.getHostString() + ":" + address.getPort() + " (" + name + ")";
+    }
+
+    /**
+     * Why the link ended, for the client session's log line when it was the connection's own: a failure
+     * to connect or resolve (a WARN: the client is sent away), or the broker closing it (INFO).
+     */
+    String endedBecause() {
+        if (!failure.isEmpty()) {
+            return failure;
+        }
+        return byBroker ? "broker " + where() + " closed the connection"
+                : "connection to broker " + where() + " failed: " + (errorDetail != null ? errorDetail : closeReason);
+    }
+
+    /** True when the broker ended a working connection (it closed the socket). */
+    boolean closedByBroker() {
+        return byBroker;
+    }
+
+    /** True when the link could not be made at all (no address, or the connect failed). */
+    boolean neverConnected() {
+        return !failure.isEmpty();
     }
 
     String closeReason() {
@@ -240,11 +274,14 @@ final class UpstreamLink {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            byBroker = !closed;
             fail(Errors.NETWORK_EXCEPTION, name + " closed the connection");
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            byBroker = false;
+            errorDetail = cause.getMessage() != null ? cause.getMessage() : cause.toString();
             fail(Errors.NETWORK_EXCEPTION, "connection to " + name + " failed: " + cause.getMessage());
         }
     }

@@ -164,7 +164,7 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         }
         session.runtime.reportTrouble(link.route(), link.name(), link.closeReason());
         if (link == own || link == boundAny) {
-            session.onOwnLinkClosed(link.closeReason());
+            session.onOwnLinkEnded(link);
         } else {
             session.onLinkWritabilityChanged();
         }
