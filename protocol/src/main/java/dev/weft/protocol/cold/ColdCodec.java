@@ -4,6 +4,7 @@ import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.protocol.wire.MalformedFrameException;
+import dev.weft.protocol.wire.TrailingRequestBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.ByteBuffer;
@@ -29,10 +30,17 @@ import org.apache.kafka.common.protocol.ObjectSerializationCache;
  * <p>Unknown tagged fields survive a round trip: the generated classes keep them and write them back
  * in place. Bytes are identical to kafka-clients' own serialization (see {@code ColdCodecOracleTest}).
  *
- * <p>Errors: a body that does not parse as what its key and version claim, or that has bytes left over,
- * is a {@link MalformedFrameException} naming the API, version, direction, size and what failed, with
- * kafka-clients' exception as the cause. A message that cannot be written at the requested version is
- * the caller's mistake: {@link IllegalArgumentException}.
+ * <p>Bytes after the message: a request may have them and is read anyway, as the broker reads it
+ * (kafka-clients' {@code RequestContext.parseRequest} parses the message and never checks what is left
+ * of the buffer); they are dropped, as the broker drops them, and counted in
+ * {@link TrailingRequestBytes}. librdkafka 2.x sends 3 such bytes in every all-topics Metadata v9+
+ * request. A response must have none: it comes from a broker, which writes exactly the message, and
+ * the ApiVersions v0 fallback below relies on an exact read.
+ *
+ * <p>Errors: a body that does not parse as what its key and version claim (truncated, lying lengths),
+ * or a response with bytes left over, is a {@link MalformedFrameException} naming the API, version,
+ * direction, size and what failed, with kafka-clients' exception as the cause. A message that cannot
+ * be written at the requested version is the caller's mistake: {@link IllegalArgumentException}.
  */
 public final class ColdCodec {
 
@@ -74,15 +82,18 @@ public final class ColdCodec {
     }
 
     /**
-     * Reads a request body: exactly the readable bytes of {@code body}, as {@code apiKey} at
-     * {@code version}. <em>Borrows</em> {@code body}; its indexes do not move.
+     * Reads a request body: the message at the start of the readable bytes of {@code body}, as
+     * {@code apiKey} at {@code version}. <em>Borrows</em> {@code body}; its indexes do not move.
+     *
+     * <p>Bytes after the message are ignored, as the broker ignores them, and counted in
+     * {@link TrailingRequestBytes}: re-encoding the message does not carry them on.
      *
      * <p>The returned message may share memory with {@code body}: records fields (Produce) and
      * zero-copy bytes fields are views, not copies. Keep {@code body} retained while such a message is
      * in use; strings, arrays and numbers are copied out.
      *
-     * @throws MalformedFrameException when the key/version is unsupported, the body does not parse, or
-     *     bytes are left over after the message
+     * @throws MalformedFrameException when the key/version is unsupported or the body does not parse
+     *     (it ends before the message does, or a length or count in it is invalid)
      */
     public static ApiMessage readRequestBody(short apiKey, short version, ByteBuf body) {
         return readBody(Direction.REQUEST, apiKey, version, body);
@@ -189,13 +200,17 @@ public final class ColdCodec {
     }
 
     private enum Direction {
-        REQUEST("request"),
-        RESPONSE("response");
+        /** Bytes after the message are ignored and counted, as the broker ignores them. */
+        REQUEST("request", true),
+        /** Bytes after the message are malformed: a broker writes exactly the message. */
+        RESPONSE("response", false);
 
         final String label;
+        final boolean trailingBytesAllowed;
 
-        Direction(String label) {
+        Direction(String label, boolean trailingBytesAllowed) {
             this.label = label;
+            this.trailingBytesAllowed = trailingBytesAllowed;
         }
     }
 
@@ -215,10 +230,14 @@ public final class ColdCodec {
         }
         int left = accessor.remaining();
         if (left != 0) {
-            // The version fixes the layout exactly; extra bytes mean the sender and we disagree on it,
-            // and re-encoding would silently drop them.
-            throw new MalformedFrameException(describe(direction, apiKey, version, length) + " has " + left
-                    + " bytes left over after the message (" + (length - left) + " read)");
+            if (direction.trailingBytesAllowed) {
+                // What the broker does too (RequestContext.parseRequest): the message is what the
+                // version's layout reads; what follows it is not part of the request.
+                TrailingRequestBytes.record(apiKey, left);
+            } else {
+                throw new MalformedFrameException(describe(direction, apiKey, version, length) + " has " + left
+                        + " bytes left over after the message (" + (length - left) + " read)");
+            }
         }
         return message;
     }

@@ -86,6 +86,19 @@ public final class FetchResponseMerger {
     public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses,
                          UpstreamTopicKeys topicKeys, short failedErrorCode, int sessionId,
                          NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
+        return merge(request, routeOf, responses, topicKeys, failedErrorCode, failedErrorCode, sessionId, rewriter, alloc);
+    }
+
+    /**
+     * As {@link #merge(FetchRequestSkim, int[], FetchResponseSkim[], UpstreamTopicKeys, short, int,
+     * NodeEndpointRewriter, ByteBufAllocator)}, with one error code for partitions that were not sent
+     * ({@code routeOf[i] < 0}: refused) and another for partitions sent to an upstream whose response is
+     * null (failed, or not waited for: {@code 0} answers them empty, with no error and unknown offsets,
+     * so the client simply fetches them again).
+     */
+    public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses,
+                         UpstreamTopicKeys topicKeys, short refusedErrorCode, short failedErrorCode, int sessionId,
+                         NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
         merge.start(request, responses, topicKeys);
         short version = request.version();
         boolean flexible = request.flexible();
@@ -147,7 +160,8 @@ public final class FetchResponseMerger {
                 for (int i = first; i < first + topics.partitionCount(t); i++) {
                     int j = merge.match(i);
                     if (j == ERROR_ENTRY) {
-                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), failedErrorCode);
+                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i),
+                                routeOf == null || routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
                     } else if (j >= 0) {
                         copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter);
                     }

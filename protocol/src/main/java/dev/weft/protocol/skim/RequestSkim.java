@@ -12,6 +12,7 @@ public abstract class RequestSkim extends PartitionSkim {
 
     protected final RequestHeaderView header = new RequestHeaderView();
     protected int bodyOffset;
+    private int limit;
 
     protected RequestSkim(String api, short apiKey, short oldestVersion, short latestVersion,
                           short firstFlexibleVersion, short firstTopicIdVersion) {
@@ -40,7 +41,20 @@ public abstract class RequestSkim extends PartitionSkim {
         bodyOffset = header.bodyOffset();
         startBody(frame, bodyOffset, limit, "request");
         parseBody(frame);
+        this.limit = limit;
         this.buf = frame;
+    }
+
+    /**
+     * Bytes of the frame after the end of the message ({@link #endOffset()} to the frame's limit): 0
+     * for every client seen so far. They are not refused, because the broker serves such a request
+     * (kafka-clients' {@code RequestContext.parseRequest} never looks at what follows the message);
+     * a frame built from the skim leaves them out, a frame forwarded whole carries them to the broker,
+     * which ignores them. For the caller to count ({@code TrailingRequestBytes}): a skim may wrap the
+     * same request more than once (again when its responses are merged), so it does not count itself.
+     */
+    public int trailingBytes() {
+        return limit - endOffset;
     }
 
     /** Reads the body at the cursor, version and flexibility set. */

@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.weft.protocol.testing.KafkaWire;
 import dev.weft.protocol.testing.OracleSeed;
 import dev.weft.protocol.wire.MalformedFrameException;
+import dev.weft.protocol.wire.TrailingRequestBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -27,6 +29,8 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.network.ClientInformation;
+import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -34,7 +38,11 @@ import org.apache.kafka.common.protocol.types.RawTaggedField;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.junit.jupiter.api.Test;
 
 /** {@link ColdCodec} beyond the oracle: buffer kinds, ownership, memory sharing, and every error path. */
@@ -143,14 +151,122 @@ class ColdCodecTest {
         }
     }
 
+    /**
+     * librdkafka 2.x ({@code rd_kafka_MetadataRequest0}, seen with 2.15) asks for all topics at
+     * Metadata v9+ by reserving a 4-byte array count and writing the compact null (0) into its first
+     * byte: the body is 7 zero bytes, of which the message is 4 (topics null, two false booleans, no
+     * tagged fields). The broker serves it; so must the proxy.
+     */
     @Test
-    void bytesLeftOverAfterTheMessageAreMalformed() {
-        byte[] body = KafkaWire.bytes(new MetadataRequestData().setTopics(null), METADATA_V12);
+    void librdkafkaAllTopicsMetadataV13WithThreeTrailingZerosIsRead() {
+        short v13 = 13;
+        ByteBuf body = Unpooled.wrappedBuffer(new byte[7]);
+        long requests = TrailingRequestBytes.requests(METADATA);
+        long bytes = TrailingRequestBytes.bytes(METADATA);
+        try {
+            MetadataRequestData read = (MetadataRequestData) ColdCodec.readRequestBody(METADATA, v13, body);
+            assertEquals(new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false)
+                    .setIncludeTopicAuthorizedOperations(false), read);
+            assertEquals(requests + 1, TrailingRequestBytes.requests(METADATA), "one request with trailing bytes");
+            assertEquals(bytes + 3, TrailingRequestBytes.bytes(METADATA), "three bytes after the message");
+            assertEquals(0, body.readerIndex(), "borrowed: indexes do not move");
+            assertEquals(7, body.writerIndex());
+            // The broker, as it parses a request (RequestContext.parseRequest → AbstractRequest.parseRequest),
+            // reads the same message from the same bytes.
+            RequestHeader header = new RequestHeader(ApiKeys.METADATA, v13, "rdkafka", 1);
+            RequestContext context = new RequestContext(header, "conn", InetAddress.getLoopbackAddress(),
+                    KafkaPrincipal.ANONYMOUS, ListenerName.normalised("PLAINTEXT"), SecurityProtocol.PLAINTEXT,
+                    ClientInformation.EMPTY, false);
+            MetadataRequest broker = (MetadataRequest) context.parseRequest(ByteBuffer.wrap(new byte[7])).request;
+            assertEquals(broker.data(), read);
+            assertTrue(broker.isAllTopics());
+        } finally {
+            body.release();
+        }
+    }
+
+    @Test
+    void requestBytesAfterTheMessageAreIgnoredAndCounted() {
+        MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
+                new MetadataRequestData.MetadataRequestTopic().setName("orders"))).setAllowAutoTopicCreation(false);
+        for (short version : new short[] {4, 8, METADATA_V12}) {
+            byte[] body = KafkaWire.bytes(request, version);
+            ByteBuf longer = Unpooled.buffer().writeBytes(body).writeBytes(new byte[] {1, 2, 3});
+            long requests = TrailingRequestBytes.requests(METADATA);
+            long bytes = TrailingRequestBytes.bytes(METADATA);
+            try {
+                assertEquals(request, ColdCodec.readRequestBody(METADATA, version, longer), "v" + version);
+                assertEquals(requests + 1, TrailingRequestBytes.requests(METADATA), "v" + version);
+                assertEquals(bytes + 3, TrailingRequestBytes.bytes(METADATA), "v" + version);
+                // Re-encoding carries the message only, as a broker would have read it.
+                RequestHeaderData header = new RequestHeaderData().setRequestApiKey(METADATA).setRequestApiVersion(version)
+                        .setCorrelationId(9).setClientId("c");
+                ByteBuf frame = ColdCodec.writeRequest(ALLOC, header, request);
+                try {
+                    int headerLength = KafkaWire.bytes(header, ApiKeys.METADATA.requestHeaderVersion(version)).length;
+                    assertArrayEquals(body, ByteBufUtil.getBytes(frame, 4 + headerLength, frame.readableBytes() - 4 - headerLength));
+                } finally {
+                    frame.release();
+                }
+            } finally {
+                longer.release();
+            }
+        }
+        // An exact body counts nothing.
+        ByteBuf exact = Unpooled.wrappedBuffer(KafkaWire.bytes(request, METADATA_V12));
+        long requests = TrailingRequestBytes.requests(METADATA);
+        try {
+            ColdCodec.readRequestBody(METADATA, METADATA_V12, exact);
+            assertEquals(requests, TrailingRequestBytes.requests(METADATA));
+        } finally {
+            exact.release();
+        }
+    }
+
+    /** Leniency is about what follows a message, never a message cut short: every prefix fails, naming its size. */
+    @Test
+    void everyTruncationOfARequestBodyIsStillMalformed() {
+        byte[] librdkafka = new byte[7];
+        for (int cut = 0; cut < 4; cut++) {
+            ByteBuf truncated = Unpooled.wrappedBuffer(librdkafka, 0, cut);
+            try {
+                MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                        () -> ColdCodec.readRequestBody(METADATA, (short) 13, truncated), "cut at " + cut);
+                assertTrue(e.getMessage().startsWith("Metadata v13 request body of " + cut + " bytes does not parse: "),
+                        e.getMessage());
+                assertNotNull(e.getCause());
+            } finally {
+                truncated.release();
+            }
+        }
+        MetadataRequestData request = new MetadataRequestData().setTopics(List.of(
+                new MetadataRequestData.MetadataRequestTopic().setName("orders"),
+                new MetadataRequestData.MetadataRequestTopic().setName("payments")));
+        for (short version : new short[] {1, 8, METADATA_V12, 13}) {
+            byte[] body = KafkaWire.bytes(request, version);
+            for (int cut = 0; cut < body.length; cut++) {
+                ByteBuf truncated = Unpooled.wrappedBuffer(body, 0, cut);
+                short v = version;
+                try {
+                    MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                            () -> ColdCodec.readRequestBody(METADATA, v, truncated), "v" + v + " cut at " + cut);
+                    assertTrue(e.getMessage().startsWith("Metadata v" + v + " request body of " + cut + " bytes does not parse: "),
+                            e.getMessage());
+                } finally {
+                    truncated.release();
+                }
+            }
+        }
+    }
+
+    @Test
+    void responseBytesLeftOverAfterTheMessageAreMalformed() {
+        byte[] body = KafkaWire.bytes(metadataResponse(), METADATA_V12);
         ByteBuf longer = Unpooled.buffer().writeBytes(body).writeBytes(new byte[] {1, 2, 3});
         try {
             MalformedFrameException e = assertThrows(MalformedFrameException.class,
-                    () -> ColdCodec.readRequestBody(METADATA, METADATA_V12, longer));
-            assertEquals("Metadata v12 request body of " + (body.length + 3) + " bytes has 3 bytes left over after the message ("
+                    () -> ColdCodec.readResponseBody(METADATA, METADATA_V12, longer));
+            assertEquals("Metadata v12 response body of " + (body.length + 3) + " bytes has 3 bytes left over after the message ("
                     + body.length + " read)", e.getMessage());
         } finally {
             longer.release();

@@ -73,6 +73,47 @@ class FetchRequestSkimTest {
         }
     }
 
+    /**
+     * Bytes after the message are not the skim's business, as they are not the broker's: the request
+     * skims exactly as without them, and a part built from it carries none.
+     */
+    @ParameterizedTest(name = "Fetch v{0}")
+    @MethodSource("versions")
+    void bytesAfterTheMessageAreIgnoredAsTheBrokerIgnoresThem(short version) {
+        long seed = Seeds.seed();
+        Random random = new Random(seed - 17L * version);
+        FetchRequestSkim skim = new FetchRequestSkim();
+        FetchRequestBuilder builder = new FetchRequestBuilder().keepForgottenTopics(true);
+        Seeds.replayable(seed, "Fetch v" + version + " trailing bytes", () -> {
+            for (int round = 0; round < 20; round++) {
+                FetchRequestData data = FetchCases.request(random, version);
+                ByteBuf exact = SkimFrames.request(ApiKeys.FETCH, version, round, "client", data);
+                int extra = 1 + random.nextInt(8);
+                ByteBuf frame = SkimFrames.ALLOC.directBuffer().writeBytes(exact, exact.readerIndex(), exact.readableBytes());
+                for (int i = 0; i < extra; i++) {
+                    frame.writeByte(random.nextBoolean() ? 0 : random.nextInt(256));
+                }
+                ByteBuf part = null;
+                try {
+                    skim.wrap(frame);
+                    assertEquals(exact.writerIndex(), skim.endOffset());
+                    assertEquals(extra, skim.trailingBytes());
+                    assertSkim(data, skim, version);
+                    int[] all = new int[skim.partitionCount()];
+                    part = builder.build(skim, all, 0, 99, SkimFrames.ALLOC);
+                    FetchRequestBuilderTest.assertParsesTo(part, version, 99, "client", FetchRequestBuilderTest.subset(data, i -> true));
+                    assertEquals(0, skim.wrap(exact).trailingBytes());
+                } finally {
+                    exact.release();
+                    frame.release();
+                    if (part != null) {
+                        part.release();
+                    }
+                }
+            }
+        });
+    }
+
     static void assertSkim(FetchRequestData data, FetchRequestSkim skim, short version) {
         assertEquals(version, skim.version());
         int replicaId = version >= FetchRequestSkim.FIRST_REPLICA_STATE_VERSION ? data.replicaState().replicaId() : data.replicaId();

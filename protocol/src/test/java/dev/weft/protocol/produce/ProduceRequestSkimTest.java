@@ -47,6 +47,47 @@ class ProduceRequestSkimTest {
         });
     }
 
+    /**
+     * Bytes after the message are not the skim's business, as they are not the broker's: the request
+     * skims exactly as without them, and a part built from it carries none.
+     */
+    @ParameterizedTest(name = "Produce v{0}")
+    @MethodSource("versions")
+    void bytesAfterTheMessageAreIgnoredAsTheBrokerIgnoresThem(short version) {
+        long seed = Seeds.seed();
+        Random random = new Random(seed - 17L * version);
+        ProduceRequestSkim skim = new ProduceRequestSkim();
+        ProduceRequestBuilder builder = new ProduceRequestBuilder();
+        Seeds.replayable(seed, "Produce v" + version + " trailing bytes", () -> {
+            for (int round = 0; round < 20; round++) {
+                ProduceRequestData data = ProduceCases.request(random, version);
+                ByteBuf exact = SkimFrames.request(ApiKeys.PRODUCE, version, round, "client", data);
+                int extra = 1 + random.nextInt(8);
+                ByteBuf frame = SkimFrames.ALLOC.directBuffer().writeBytes(exact, exact.readerIndex(), exact.readableBytes());
+                for (int i = 0; i < extra; i++) {
+                    frame.writeByte(random.nextBoolean() ? 0 : random.nextInt(256));
+                }
+                ByteBuf part = null;
+                try {
+                    skim.wrap(frame);
+                    assertEquals(exact.writerIndex(), skim.endOffset());
+                    assertEquals(extra, skim.trailingBytes());
+                    assertSkim(data, skim, version, round);
+                    int[] all = new int[skim.partitionCount()];
+                    part = builder.build(skim, all, 0, 99, SkimFrames.ALLOC);
+                    ProduceRequestBuilderTest.assertParsesTo(part, version, 99, "client", ProduceCases.subset(data, i -> true));
+                    assertEquals(0, skim.wrap(exact).trailingBytes());
+                } finally {
+                    exact.release();
+                    frame.release();
+                    if (part != null) {
+                        part.release();
+                    }
+                }
+            }
+        });
+    }
+
     static void assertSkim(ProduceRequestData data, ProduceRequestSkim skim, short version, int correlationId) {
         assertEquals(version, skim.version());
         assertEquals(correlationId, skim.correlationId());

@@ -1,6 +1,8 @@
 package dev.weft.proxy.admin;
 
 import dev.weft.iocore.metrics.MetricsSnapshot;
+import dev.weft.protocol.ApiKeyTable;
+import dev.weft.protocol.wire.TrailingRequestBytes;
 import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.metrics.SessionMetricsLayout;
 import dev.weft.proxy.session.SessionMetrics.SessionError;
@@ -27,6 +29,10 @@ import org.HdrHistogram.Histogram;
  * <p>Per-API series appear once an API has traffic (so a scrape lists tens, not hundreds, of series);
  * {@code weft_errors_total} always lists every error kind with {@code api="none"}, so alerts on a rate
  * of errors have a series from the first scrape.
+ *
+ * <p>Requests with bytes after their message ({@link TrailingRequestBytes}: served, as the broker serves
+ * them, the extra bytes ignored) are counted per process, so those two families have an {@code api}
+ * label and no {@code virtual_cluster}.
  */
 public final class SessionMetricsCollector implements MultiCollector {
 
@@ -44,6 +50,8 @@ public final class SessionMetricsCollector implements MultiCollector {
     static final String RESPONSE_BYTES = "weft_response_bytes";
     static final String ERRORS = "weft_errors";
     static final String UPSTREAM_LATENCY = "weft_upstream_latency_seconds";
+    static final String TRAILING_REQUESTS = "weft_requests_with_trailing_bytes";
+    static final String TRAILING_BYTES = "weft_request_trailing_bytes";
 
     private static final String VC = "virtual_cluster";
     private static final String API = "api";
@@ -112,14 +120,28 @@ public final class SessionMetricsCollector implements MultiCollector {
                 }
             }
         }
+        CounterSnapshot.Builder trailingRequests = CounterSnapshot.builder().name(TRAILING_REQUESTS)
+                .help("Requests with bytes after the message, served with those bytes ignored as the broker ignores them,"
+                        + " by API (per process, all virtual clusters)");
+        CounterSnapshot.Builder trailingBytes = CounterSnapshot.builder().name(TRAILING_BYTES).unit(Unit.BYTES)
+                .help("Bytes after the message in those requests, by API (per process, all virtual clusters)");
+        for (int apiKey = 0; apiKey < ApiKeyTable.size(); apiKey++) {
+            long n = TrailingRequestBytes.requests(apiKey);
+            if (n > 0) {
+                Labels apiLabels = Labels.of(API, ApiKeyTable.name(apiKey));
+                trailingRequests.dataPoint(counter(apiLabels, n));
+                trailingBytes.dataPoint(counter(apiLabels, TrailingRequestBytes.bytes(apiKey)));
+            }
+        }
         return MetricSnapshots.of(opened.build(), closed.build(), active.build(), requests.build(),
-                requestBytes.build(), responses.build(), responseBytes.build(), errors.build(), latency.build());
+                requestBytes.build(), responses.build(), responseBytes.build(), errors.build(), latency.build(),
+                trailingRequests.build(), trailingBytes.build());
     }
 
     @Override
     public List<String> getPrometheusNames() {
         return List.of(CONNECTIONS_OPENED, CONNECTIONS_CLOSED, CONNECTIONS_ACTIVE, REQUESTS, REQUEST_BYTES,
-                RESPONSES, RESPONSE_BYTES, ERRORS, UPSTREAM_LATENCY);
+                RESPONSES, RESPONSE_BYTES, ERRORS, UPSTREAM_LATENCY, TRAILING_REQUESTS, TRAILING_BYTES);
     }
 
     private static CounterDataPointSnapshot counter(Labels labels, long value) {

@@ -36,9 +36,11 @@ import java.util.Set;
  *   maxFrameBytes: 100MiB
  *   connectTimeoutMs: 10000
  *   drainTimeoutMs: 5000
- *   partialFrameTimeoutMs: 30000   # a client holding half a frame this long is closed (slow-loris)
+ *   partialFrameTimeoutMs: 30000   # a frame incomplete this long after its first byte: closed (slow-loris)
  *   idleTimeoutMs: 600000          # a client with nothing in flight and silent this long is closed
  *   maxInflightRequests: 1000      # unanswered requests per client before the proxy stops reading it
+ *   maxPartialFrameBytesPerConnection: 16MiB  # larger incomplete frames: one at a time per core
+ *   maxPartialFrameBytesPerCore: 256MiB       # all incomplete client frames of one event loop
  * clusters:
  *   local:   { bootstrap: "127.0.0.1:9092,127.0.0.1:9093" }
  *   sandbox: { embedded: { brokers: 3 } }
@@ -116,10 +118,18 @@ public final class ConfigLoader {
 
     private static ServerSettings server(ConfigNode n) {
         n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs",
-                "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests"));
+                "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests", "maxPartialFrameBytesPerConnection",
+                "maxPartialFrameBytesPerCore"));
         String transport = n.get("transport").text("auto");
         if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
             n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
+        }
+        ConfigNode perConnection = n.get("maxPartialFrameBytesPerConnection");
+        long perConnectionBytes = perConnection.bytes(16L << 20, 1024, 1L << 40);
+        long perCoreBytes = n.get("maxPartialFrameBytesPerCore").bytes(256L << 20, 1024, 1L << 40);
+        if (perConnectionBytes > perCoreBytes) {
+            perConnection.problem(perConnectionBytes + " bytes is more than server.maxPartialFrameBytesPerCore ("
+                    + perCoreBytes + " bytes): the per-connection size must fit in the core's budget");
         }
         return new ServerSettings(
                 transport,
@@ -130,7 +140,9 @@ public final class ConfigLoader {
                 n.get("drainTimeoutMs").integer(5_000, 0, 600_000),
                 n.get("partialFrameTimeoutMs").integer(30_000, 100, 3_600_000),
                 n.get("idleTimeoutMs").integer(600_000, 100, 86_400_000),
-                n.get("maxInflightRequests").integer(1000, 1, 1_000_000));
+                n.get("maxInflightRequests").integer(1000, 1, 1_000_000),
+                perConnectionBytes,
+                perCoreBytes);
     }
 
     private static WeftConfig.AdminSettings admin(ConfigNode n) {
@@ -210,7 +222,7 @@ public final class ConfigLoader {
             if (!v.requireObject()) {
                 continue;
             }
-            v.allowOnly(Set.of("target", "topology", "gateways"));
+            v.allowOnly(Set.of("target", "topology", "gateways", "nodes"));
             ConfigNode target = v.get("target");
             String cluster = null;
             String router = null;
@@ -229,6 +241,15 @@ public final class ConfigLoader {
                 }
             }
             Topology topology = v.get("topology").choice(Topology.class, Topology.MIRRORED);
+            String path = "virtualClusters." + e.getKey();
+            List<dev.weft.routing.node.ProxyNode> nodes = proxyNodes(v.get("nodes"), topology, path);
+            if (topology == Topology.COLLAPSED && cluster != null && clusters.containsKey(cluster)
+                    && clusters.get(cluster).sasl() != null) {
+                v.get("topology").problem("collapsed needs the proxy's own connections to every broker of cluster '" + cluster
+                        + "', and they do not authenticate with SASL yet (clusters." + cluster + ".sasl); client SASL cannot"
+                        + " be passed through when one client connection is served by many brokers: use topology: mirrored,"
+                        + " or a TLS or plaintext listener");
+            }
             List<GatewayConfig> gateways = new ArrayList<>();
             Set<String> names = new java.util.HashSet<>();
             List<ConfigNode> gatewayNodes = v.get("gateways").elements();
@@ -240,14 +261,71 @@ public final class ConfigLoader {
                 if (gateway == null) {
                     continue;
                 }
+                if (topology == Topology.COLLAPSED) {
+                    if (gateway.nodes() != NodeAddressing.PORT_PER_BROKER) {
+                        g.get("nodes").problem("a collapsed virtual cluster's brokers are its 'nodes', each at its own"
+                                + " address: a gateway listens on its 'bind' address only (leave 'nodes' out)");
+                    }
+                    if (!g.get("brokerPorts").isMissing()) {
+                        g.get("brokerPorts").problem("a collapsed virtual cluster's brokers are its 'nodes', each at its own"
+                                + " address: a gateway listens on its 'bind' address only (leave 'brokerPorts' out)");
+                    }
+                }
                 if (!names.add(gateway.name())) {
                     g.get("name").problem("'" + gateway.name() + "' is already the name of another gateway of '" + e.getKey() + "'");
                 }
                 gateways.add(gateway);
             }
-            out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways)));
+            out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways),
+                    nodes));
         }
         return out;
+    }
+
+    /**
+     * The proxy fleet of a collapsed virtual cluster: {@code nodes: [ { id, address: "host:port", rack } ]},
+     * the same list on every replica; required for {@code topology: collapsed}, refused otherwise.
+     */
+    private static List<dev.weft.routing.node.ProxyNode> proxyNodes(ConfigNode n, Topology topology, String path) {
+        if (topology != Topology.COLLAPSED) {
+            if (!n.isMissing()) {
+                n.problem("only for 'topology: collapsed' (a mirrored virtual cluster's brokers are its clusters' brokers)");
+            }
+            return List.of();
+        }
+        if (n.isMissing()) {
+            n.problem("is required for 'topology: collapsed': the proxy nodes clients see as brokers, e.g."
+                    + " [ { id: 0, address: \"proxy-0.example.com:9092\", rack: az1 } ], the same list on every replica");
+            return List.of();
+        }
+        List<dev.weft.routing.node.ProxyNode> out = new ArrayList<>();
+        for (ConfigNode node : n.elements()) {
+            if (!node.requireObject()) {
+                continue;
+            }
+            node.allowOnly(Set.of("id", "address", "rack"));
+            if (node.get("id").isMissing()) {
+                node.get("id").problem("is required: the node id clients see for this proxy node");
+                continue;
+            }
+            int id = node.get("id").integer(0, 0, Integer.MAX_VALUE);
+            String address = node.get("address").requiredText();
+            if (address == null) {
+                continue;
+            }
+            HostPort hp;
+            try {
+                hp = HostPort.parse(address, false);
+            } catch (IllegalArgumentException ex) {
+                node.get("address").problem(ex.getMessage());
+                continue;
+            }
+            out.add(new dev.weft.routing.node.ProxyNode(id, hp.host(), hp.port(), node.get("rack").text(null)));
+        }
+        for (dev.weft.routing.dag.RoutingProblem p : dev.weft.routing.node.CollapsedNodes.validate(path + ".nodes", out)) {
+            n.problemAt(p.path(), p.message());
+        }
+        return List.copyOf(out);
     }
 
     private static GatewayConfig gateway(ConfigNode g) {
@@ -360,8 +438,8 @@ public final class ConfigLoader {
                 String path = "virtualClusters." + vc.name() + ".gateways[" + i + "]";
                 String owner = "gateway '" + g.name() + "' of '" + vc.name() + "'";
                 claim(owners, g.bind().port(), owner + (g.nodes() == NodeAddressing.SNI ? "" : " (bootstrap)"), path + ".bind", problems);
-                if (g.nodes() == NodeAddressing.SNI) {
-                    continue;
+                if (g.nodes() == NodeAddressing.SNI || vc.topology() == Topology.COLLAPSED) {
+                    continue; // one port: SNI names the broker; a collapsed gateway serves every node on it
                 }
                 for (int id = g.nodeIds().first(); id <= g.nodeIds().last(); id++) {
                     if (!claim(owners, g.brokerPort(id), owner + " (node " + id + ")", path + ".brokerPorts", problems)) {

@@ -47,6 +47,11 @@ final class ConfigNode {
         problems.add(path + ": " + message);
     }
 
+    /** A problem found by another module's validation, with the full path it names. */
+    void problemAt(String fullPath, String message) {
+        problems.add(fullPath + ": " + message);
+    }
+
     /** Reports keys this object does not know: a typo must not silently become a default. */
     void allowOnly(Set<String> known) {
         if (node == null || !node.isObject()) {

@@ -25,11 +25,16 @@ public record WeftConfig(
      * @param maxFrameBytes largest Kafka frame accepted from a client or broker
      * @param connectTimeoutMillis how long an upstream connection attempt may take
      * @param drainTimeoutMillis on shutdown, how long in-flight requests may take to finish
-     * @param partialFrameTimeoutMillis how long a client may hold an incomplete frame (slow-loris guard)
+     * @param partialFrameTimeoutMillis how long after its first byte a client's frame may stay incomplete
+     *     (slow-loris guard; time spent waiting for the partial-frame budget counts too)
      * @param idleTimeoutMillis how long a client with nothing in flight may stay silent (as Kafka's
      *     {@code connections.max.idle.ms})
      * @param maxInflightRequests unanswered requests per client connection before the proxy stops
      *     reading from it (bounds per-connection memory against clients that pipeline and never read)
+     * @param maxPartialFrameBytesPerConnection incomplete client frames larger than this are assembled one
+     *     at a time per core (they wait, with reads paused, while another one is)
+     * @param maxPartialFrameBytesPerCore what the incomplete client frames of one event loop may hold
+     *     together; a frame that does not fit waits, with its connection's reads paused
      */
     public record ServerSettings(
             String transport,
@@ -40,7 +45,9 @@ public record WeftConfig(
             int drainTimeoutMillis,
             int partialFrameTimeoutMillis,
             int idleTimeoutMillis,
-            int maxInflightRequests) {
+            int maxInflightRequests,
+            long maxPartialFrameBytesPerConnection,
+            long maxPartialFrameBytesPerCore) {
     }
 
     /**
@@ -92,7 +99,12 @@ public record WeftConfig(
     /** How virtual broker addresses are laid out (DESIGN §4). */
     public enum Topology {
         /** One virtual broker per upstream broker. */
-        MIRRORED
+        MIRRORED,
+        /**
+         * The proxy fleet is the broker list ({@code nodes}); any proxy node serves any partition and
+         * splits each request by real leader.
+         */
+        COLLAPSED
     }
 
     /** How a gateway gives each virtual broker an address. */
@@ -171,12 +183,19 @@ public record WeftConfig(
      *
      * @param targetCluster the cluster behind it, or null when it targets a router
      * @param targetRouter the root router of its routing DAG, or null when it targets a cluster
+     * @param nodes the proxy nodes of a collapsed virtual cluster (empty when mirrored)
      */
     public record VirtualClusterConfig(
             String name,
             String targetCluster,
             String targetRouter,
             Topology topology,
-            java.util.List<GatewayConfig> gateways) {
+            java.util.List<GatewayConfig> gateways,
+            java.util.List<dev.weft.routing.node.ProxyNode> nodes) {
+
+        public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
+                java.util.List<GatewayConfig> gateways) {
+            this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of());
+        }
     }
 }

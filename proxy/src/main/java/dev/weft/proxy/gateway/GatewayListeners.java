@@ -44,12 +44,16 @@ final class GatewayListeners {
         return bound.channel();
     }
 
-    /** Appends the handlers of a Kafka client session: idle/slow-client timer, framing, the session. */
+    /**
+     * Appends the handlers of a Kafka client session: the idle timer, framing (which also bounds the time
+     * and memory of incomplete frames, with the budget of the channel's own core), the session.
+     */
     static void addSession(ChannelPipeline pipeline, SessionSettings sessions, SessionTarget target) {
         long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
         pipeline.addLast(
                 new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
-                new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true),
+                new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true,
+                        sessions.partialFrames().limitsFor(pipeline.channel().eventLoop())),
                 target.newSession(sessions));
     }
 }

@@ -54,6 +54,7 @@ public final class WeftProxy implements AutoCloseable {
     private EventLoops loops;
     private final SessionRegistry registry = new SessionRegistry();
     private ProxyMetrics metrics;
+    private dev.weft.proxy.session.PartialFrameBudgets partialFrames;
     private AdminServer admin;
     // Written by the starting thread and by close(); read by readiness() on the admin thread.
     private volatile boolean gatewaysBound;
@@ -94,7 +95,9 @@ public final class WeftProxy implements AutoCloseable {
         startAdmin();
         SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
-                server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests());
+                server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests(),
+                partialFrames = dev.weft.proxy.session.PartialFrameBudgets.of(loops, server.maxPartialFrameBytesPerConnection(),
+                        server.maxPartialFrameBytesPerCore(), server.partialFrameTimeoutMillis()));
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             // One runtime and one session class for every kind of virtual cluster; the router decides.
             VirtualClusterRuntime runtime = VirtualClusters.start(config, vc, clusters, replicaId());
@@ -153,6 +156,11 @@ public final class WeftProxy implements AutoCloseable {
         return loops;
     }
 
+    /** The per-core budgets of clients' incomplete frames (each read on its own core's loop only). */
+    public dev.weft.proxy.session.PartialFrameBudgets partialFrameBudgets() {
+        return partialFrames;
+    }
+
     /** The bootstrap address of each gateway of a virtual cluster, as clients should be given it. */
     public List<String> bootstrapAddresses(String virtualCluster) {
         VirtualClusterRuntime vc = virtualClusters.get(virtualCluster);
@@ -188,6 +196,8 @@ public final class WeftProxy implements AutoCloseable {
             virtualClusters.forEach((name, vc) -> counts.put(name, vc.collisionErrors()));
             return counts;
         }));
+        registry.register(new dev.weft.proxy.admin.UpstreamRequestsCollector(
+                () -> virtualClusters.values().stream().map(VirtualClusterRuntime::upstreamRequests).toList()));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }
 

@@ -7,6 +7,7 @@ import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.routing.api.RoutePlan;
 import dev.weft.routing.api.RoutePlanPool;
+import dev.weft.protocol.wire.TrailingRequestBytes;
 import io.netty.buffer.ByteBuf;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -34,6 +35,8 @@ final class HotFetch {
     private final FetchResponseMerger merger = new FetchResponseMerger();
     private FetchResponseSkim[] responseSkims = {new FetchResponseSkim()};
     private FetchResponseSkim[] merged = new FetchResponseSkim[1];
+    /** Reads how many record bytes a part's answer carries (never used across a merge). */
+    private final FetchResponseSkim probe = new FetchResponseSkim();
 
     HotFetch(Session session) {
         this.session = session;
@@ -48,6 +51,9 @@ final class HotFetch {
         } catch (RuntimeException e) {
             frame.release(); // ours from the start: a request that cannot be read is released here
             throw e;
+        }
+        if (skim.trailingBytes() > 0) {
+            TrailingRequestBytes.record(org.apache.kafka.common.protocol.ApiKeys.FETCH.id, skim.trailingBytes()); // ignored, as the broker ignores them
         }
         RoutePlan plan = plans.acquire().reset(skim);
         session.runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
@@ -74,7 +80,11 @@ final class HotFetch {
             session.forwardHot(frame, slot, true);
             return;
         }
-        SplitAnswer answer = new FetchMerge(slot, frame, plan, refusal);
+        SplitAnswer answer = new FetchMerge(slot, frame, plan, refusal, skim.minBytes());
+        int targets = plan.targetCount();
+        // The client's max_bytes bounds the merged answer: each part gets its share (a broker still
+        // returns at least one batch, as it does for the client).
+        builder.maxBytes(targets > 1 ? Math.max(1, (int) Math.ceil(skim.maxBytes() / (double) targets)) : skim.maxBytes());
         for (int t = 0; t < plan.targetCount(); t++) {
             ByteBuf out = builder.topicKeys(plan).build(skim, plan.targetOf(), t, 0, session.client.alloc());
             session.linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(out, answer, t);
@@ -83,6 +93,14 @@ final class HotFetch {
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */
     private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
+        return merge(plan, refusal, refusal, responses);
+    }
+
+    /**
+     * @param refusal for partitions not sent
+     * @param missing for partitions whose target has no answer (failed: retriable; not waited for: 0)
+     */
+    private ByteBuf merge(RoutePlan plan, short refusal, short missing, ByteBuf[] responses) {
         int n = Math.max(1, plan.targetCount());
         if (responseSkims.length < n) {
             FetchResponseSkim[] grown = java.util.Arrays.copyOf(responseSkims, n);
@@ -98,8 +116,8 @@ final class HotFetch {
             in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
         }
         try {
-            return merger.merge(skim, plan.targetOf(), in, plan, refusal, NO_SESSION, session.targetEndpoints.of(plan),
-                    session.client.alloc());
+            return merger.merge(skim, plan.targetOf(), in, plan, refusal, missing, NO_SESSION,
+                    session.targetEndpoints.of(plan), session.client.alloc());
         } finally {
             java.util.Arrays.fill(in, null);
         }
@@ -110,14 +128,35 @@ final class HotFetch {
     }
 
     private final class FetchMerge extends SplitAnswer {
-        FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal) {
+        private final int minBytes;
+        private long recordBytes;
+
+        FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal, int minBytes) {
             super(session, slot, request, plan, refusal);
+            this.minBytes = Math.max(1, minBytes);
+        }
+
+        @Override
+        boolean enough(int target, ByteBuf response) {
+            recordBytes += recordBytesOf(response);
+            return recordBytes >= minBytes;
+        }
+
+        @Override
+        void discarded(ByteBuf response) {
+            session.runtime.upstreamRequests().fetchBytesDiscarded(recordBytesOf(response));
+        }
+
+        private long recordBytesOf(ByteBuf response) {
+            return probe.wrap(response, response.readerIndex() + PREFIX, response.writerIndex(), skim.version()).recordsBytes();
         }
 
         @Override
         ByteBuf merge(ByteBuf request, ByteBuf[] responses) {
             skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
-            return HotFetch.this.merge(plan, refusal, responses);
+            // parts still out when answering early: their partitions answered empty, without an error
+            short missing = early() && !anyFailed() ? Errors.NONE.code() : refusal;
+            return HotFetch.this.merge(plan, refusal, missing, responses);
         }
 
         @Override

@@ -8,6 +8,7 @@ import dev.weft.protocol.produce.ProduceResponseSkim;
 import dev.weft.protocol.record.RecordBatchView;
 import dev.weft.routing.api.RoutePlan;
 import dev.weft.routing.api.RoutePlanPool;
+import dev.weft.protocol.wire.TrailingRequestBytes;
 import io.netty.buffer.ByteBuf;
 import org.apache.kafka.common.protocol.Errors;
 
@@ -50,6 +51,9 @@ final class HotProduce {
         } catch (RuntimeException e) {
             frame.release(); // ours from the start: a request that cannot be read is released here
             throw e;
+        }
+        if (skim.trailingBytes() > 0) {
+            TrailingRequestBytes.record(org.apache.kafka.common.protocol.ApiKeys.PRODUCE.id, skim.trailingBytes()); // ignored, as the broker ignores them
         }
         VirtualClusterRuntime runtime = session.runtime;
         RoutePlan plan = plans.acquire().reset(skim);

@@ -1,5 +1,6 @@
 package dev.weft.proxy.session;
 
+import dev.weft.routing.merge.CollapsedMetadata;
 import dev.weft.routing.merge.MetadataWeave;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.ColdPlanner;
@@ -53,7 +54,7 @@ final class MetadataPlanner implements ColdPlanner {
                 MetadataResponseData data = a.failed() ? null : (MetadataResponseData) a.body();
                 MetadataRequestData asked = (MetadataRequestData) parts.get(route).body();
                 if (data != null) {
-                    runtime.learnBrokers(route, data);
+                    runtime.learnTopology(route, data);
                     known.learn(route, asked, data);
                 } else {
                     data = known.offline(route, asked, topics); // its partitions stay listed, leaderless
@@ -61,6 +62,10 @@ final class MetadataPlanner implements ColdPlanner {
                 byRoute.add(data);
             }
             MetadataResponseData merged = MetadataWeave.merge(req, byRoute, topics, ctx::toVirtualNodeId, ctx.virtualClusterId());
+            if (ctx.collapsedNodes() != null) {
+                // the proxy nodes are the brokers; each partition led by its stable virtual leader
+                return Step.respond(CollapsedMetadata.rewrite(merged, ctx.collapsedNodes(), null, ctx.virtualClusterId()));
+            }
             for (MetadataResponseData.MetadataResponseBroker b : merged.brokers()) {
                 b.setHost(ctx.brokerHost(b.nodeId())).setPort(ctx.brokerPort(b.nodeId()));
             }

@@ -38,6 +38,9 @@ final class PlanRun {
     private static final long COORDINATOR_PATIENCE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     private static final long COORDINATOR_RETRY_MILLIS = 100;
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+    /** FindCoordinator key types. */
+    private static final byte GROUP = 0;
+    private static final byte TRANSACTION = 1;
 
     private final Session session;
     private final int slot;
@@ -183,7 +186,9 @@ final class PlanRun {
             case Destination.AnyBroker a -> exchange(session.links.any(part.route()), part, done, null);
             case Destination.Broker b -> exchange(session.links.broker(part.route(), b.nodeId()), part, done, null);
             case Destination.GroupCoordinator g ->
-                    toCoordinator(part, g.groupId(), done, System.nanoTime() + COORDINATOR_PATIENCE_NANOS);
+                    toCoordinator(part, g.groupId(), GROUP, done, System.nanoTime() + COORDINATOR_PATIENCE_NANOS);
+            case Destination.TransactionCoordinator t ->
+                    toCoordinator(part, t.transactionalId(), TRANSACTION, done, System.nanoTime() + COORDINATOR_PATIENCE_NANOS);
         }
     }
 
@@ -195,7 +200,8 @@ final class PlanRun {
      * when a group first uses it (see {@link #findCoordinator}); a broker that just became coordinator
      * answers NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS while it loads the group's offsets.
      */
-    private void toCoordinator(Part part, String group, Consumer<Answer> done, long deadlineNanos) {
+    private void toCoordinator(Part part, String key, byte keyType, Consumer<Answer> done, long deadlineNanos) {
+        String group = cacheKey(key, keyType);
         Consumer<Answer> retrying = answer -> {
             if (!answer.failed() && System.nanoTime() < deadlineNanos && !session.isClosed()
                     && coordinatorTurnedAway(part, answer)) {
@@ -204,7 +210,7 @@ final class PlanRun {
                     if (session.isClosed()) {
                         done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
                     } else {
-                        toCoordinator(part, group, done, deadlineNanos);
+                        toCoordinator(part, key, keyType, done, deadlineNanos);
                     }
                 }, COORDINATOR_RETRY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                 return;
@@ -217,7 +223,7 @@ final class PlanRun {
             exchange(link, part, retrying, group);
             link.flush(); // a retry runs on its own, outside the flush of the plan's step
         } else {
-            findCoordinator(part, group, retrying, deadlineNanos);
+            findCoordinator(part, key, keyType, retrying, deadlineNanos);
         }
     }
 
@@ -240,8 +246,14 @@ final class PlanRun {
      * would: passed on, it reached clients as an OffsetFetch/OffsetCommit error, and librdkafka does not
      * retry a failed OffsetFetch of its assignment (its partitions were never consumed).
      */
-    private void findCoordinator(Part part, String group, Consumer<Answer> done, long deadlineNanos) {
-        FindCoordinatorRequestData find = new FindCoordinatorRequestData().setKey(group).setKeyType((byte) 0);
+    /** The session's coordinator cache key of a group or transactional id (they are separate namespaces). */
+    private static String cacheKey(String key, byte keyType) {
+        return keyType == GROUP ? key : "transaction " + key;
+    }
+
+    private void findCoordinator(Part part, String key, byte keyType, Consumer<Answer> done, long deadlineNanos) {
+        String group = cacheKey(key, keyType);
+        FindCoordinatorRequestData find = new FindCoordinatorRequestData().setKey(key).setKeyType(keyType);
         Part lookup = new Part(part.route(), Destination.ANY, FIND_COORDINATOR_VERSION, find);
         UpstreamLink any = session.links.any(part.route());
         exchange(any, lookup, answer -> {
@@ -257,7 +269,7 @@ final class PlanRun {
                     if (session.isClosed()) {
                         done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
                     } else {
-                        findCoordinator(part, group, done, deadlineNanos);
+                        findCoordinator(part, key, keyType, done, deadlineNanos);
                     }
                 }, COORDINATOR_RETRY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                 return;

@@ -119,6 +119,16 @@ public final class Session extends ChannelInboundHandlerAdapter {
             public HotCatalog catalog() {
                 return runtime.catalog();
             }
+
+            @Override
+            public boolean boundToBroker() {
+                return runtime.collapsed() == null;
+            }
+
+            @Override
+            public dev.weft.routing.topology.PartitionLeadership leaders(int route) {
+                return runtime.leaders(route);
+            }
         };
         this.produce = new HotProduce(this);
         this.fetch = new HotFetch(this);

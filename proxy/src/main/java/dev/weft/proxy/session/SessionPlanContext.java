@@ -91,6 +91,17 @@ final class SessionPlanContext implements PlanContext {
     }
 
     @Override
+    public dev.weft.routing.node.CollapsedNodes collapsedNodes() {
+        return session.runtime.collapsed();
+    }
+
+    @Override
+    public int leaderOf(int route, String realTopic, int partition) {
+        dev.weft.routing.topology.TopicLeaders t = session.runtime.leaders(route).topic(realTopic);
+        return t == null ? -1 : Math.max(-1, t.leader(partition));
+    }
+
+    @Override
     public void logRefusal(String message) {
         session.logRefusal(message);
     }

@@ -13,8 +13,16 @@ import org.apache.kafka.common.protocol.Errors;
  * NOT_LEADER_OR_FOLLOWER unless a topic was unknown): the client refreshes metadata and retries,
  * nothing is dropped silently. The client's frame, every upstream frame and the plan are released
  * whatever happens.
+ *
+ * <p>A Fetch need not wait for its slowest part ({@link #enough}): once the answers so far carry what the
+ * client asked for, it is answered, the parts still out are answered empty, and their late answers are
+ * released and counted as discarded (every part is a sessionless fetch, so the client simply fetches
+ * those partitions again from the same offsets: nothing is lost or reordered).
  */
 abstract class SplitAnswer implements UpstreamLink.Exchange {
+
+    /** How long an answer that is already enough waits for parts still out (see {@link #enough}). */
+    static final long EARLY_ANSWER_GRACE_MICROS = 2_000;
 
     private final Session session;
     private final int slot;
@@ -25,6 +33,8 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
     final ByteBuf[] responses;
     private int remaining;
     private boolean anyFailed;
+    private boolean finished;
+    private boolean finishQueued;
 
     SplitAnswer(Session session, int slot, ByteBuf request, RoutePlan plan, short refusal) {
         this.session = session;
@@ -42,16 +52,65 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
     /** Gives the plan back to its pool. */
     abstract void releasePlan(RoutePlan plan);
 
+    /** Whether the answers so far (the latest: {@code response}, borrowed) are enough to answer now. */
+    boolean enough(int target, ByteBuf response) {
+        return false;
+    }
+
+    /** A part's answer arrived after the client was answered: released here; what it held is counted. */
+    void discarded(ByteBuf response) {
+    }
+
+    /** Whether some part failed (its partitions are answered with the refusal code). */
+    final boolean anyFailed() {
+        return anyFailed;
+    }
+
+    /** Whether parts are still out (the answer is early). */
+    final boolean early() {
+        return remaining > 0;
+    }
+
     @Override
     public final void onResponse(ByteBuf response, int target) {
+        if (finished) {
+            try {
+                discarded(response);
+            } finally {
+                response.release();
+            }
+            return;
+        }
         responses[target] = response;
-        if (--remaining == 0) {
+        --remaining;
+        if (remaining == 0) {
             finish();
+            return;
+        }
+        boolean enough;
+        try {
+            enough = enough(target, response);
+        } catch (RuntimeException e) {
+            enough = false; // the merge will say what is wrong with it
+        }
+        if (enough && !finishQueued) {
+            // Not at once: parts that answer within a moment (no long poll: they had data too) still
+            // make it in, instead of being fetched again; a part that long-polls waits no more than this.
+            finishQueued = true;
+            session.client.eventLoop().schedule(() -> {
+                if (!finished) {
+                    finish();
+                    session.flushClient(); // outside a link's read: nothing else flushes this answer
+                }
+            }, EARLY_ANSWER_GRACE_MICROS, java.util.concurrent.TimeUnit.MICROSECONDS);
         }
     }
 
     @Override
     public final void onFailure(Errors error, String reason, int target) {
+        if (finished) {
+            return;
+        }
         anyFailed = true;
         if (--remaining == 0) {
             finish();
@@ -59,6 +118,7 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
     }
 
     private void finish() {
+        finished = true;
         ByteBuf out = null;
         try {
             if (!session.isClosed()) {

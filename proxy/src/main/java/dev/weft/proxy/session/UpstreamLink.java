@@ -60,6 +60,8 @@ final class UpstreamLink {
     private final IntArrayQueue waitingTags = new IntArrayQueue(8, -1);
     private final RequestHeaderView header = new RequestHeaderView();
     private Channel channel;
+    /** Requests sent over this link, by API key (shared with every link to the same broker). */
+    private final java.util.concurrent.atomic.LongAdder[] requestsByApi;
     private InetSocketAddress address;
     private String failure = "";
     private boolean byBroker;
@@ -70,10 +72,11 @@ final class UpstreamLink {
     private boolean closed;
     private String closeReason = "not connected";
 
-    UpstreamLink(int route, String name, Owner owner) {
+    UpstreamLink(int route, String name, Owner owner, java.util.concurrent.atomic.LongAdder[] requestsByApi) {
         this.route = route;
         this.name = name;
         this.owner = owner;
+        this.requestsByApi = requestsByApi;
     }
 
     /** The route (leaf) whose cluster this link reaches. */
@@ -138,7 +141,12 @@ final class UpstreamLink {
             return;
         }
         int id = nextCorrelationId++ & Integer.MAX_VALUE;
-        header.wrap(frame, frame.readerIndex() + PREFIX).correlationId(id);
+        RequestHeaderView h = header.wrap(frame, frame.readerIndex() + PREFIX);
+        h.correlationId(id);
+        short apiKey = h.apiKey();
+        if (apiKey >= 0 && apiKey < requestsByApi.length) {
+            requestsByApi[apiKey].increment();
+        }
         if (exchange != null) {
             waiting.add(exchange);
             waitingIds.addInt(id);

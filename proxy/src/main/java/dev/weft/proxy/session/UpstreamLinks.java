@@ -96,7 +96,8 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     private UpstreamLink openLink(int route, int nodeId, String name) {
         UpstreamCluster cluster = session.runtime.cluster(route);
-        UpstreamLink link = new UpstreamLink(route, name, this);
+        UpstreamLink link = new UpstreamLink(route, name, this, session.runtime.upstreamRequests()
+                .forBroker(route, nodeId == ANY ? UpstreamRequestCounters.ANY_BROKER : Integer.toString(nodeId)));
         if (nodeId == ANY) {
             connect(link, cluster, cluster.anyBroker());
         } else {

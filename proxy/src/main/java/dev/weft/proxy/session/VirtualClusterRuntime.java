@@ -18,6 +18,10 @@ import dev.weft.proxy.rewrite.BrokerAddressRewriter;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.api.HotCatalog;
+import dev.weft.proxy.gateway.CollapsedGateway;
+import dev.weft.proxy.rewrite.CollapsedEndpoints;
+import dev.weft.routing.node.CollapsedNodes;
+import dev.weft.routing.topology.PartitionLeadership;
 import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.Router;
 import dev.weft.routing.TopicCollision;
@@ -72,6 +76,9 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final CatalogKeeper catalogs;
     private final List<Gateway> gateways = new ArrayList<>();
     private final Map<BrokerAddressBook, NodeEndpointRewriter[]> endpoints = new IdentityHashMap<>();
+    /** The proxy fleet of a collapsed virtual cluster; null when mirrored. */
+    private final CollapsedNodes collapsed;
+    private final UpstreamRequestCounters upstreamRequests;
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, ResponseRewriter[][]> forwardRewriters = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
@@ -88,6 +95,9 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         this.config = config;
         this.router = router;
         this.routes = List.copyOf(routes);
+        this.collapsed = config.topology() == dev.weft.proxy.config.WeftConfig.Topology.COLLAPSED
+                ? CollapsedNodes.of("virtualClusters." + config.name() + ".nodes", config.nodes()) : null;
+        this.upstreamRequests = new UpstreamRequestCounters(config.name(), this.routes.stream().map(UpstreamCluster::name).toList());
         this.bijection = nodeIds;
         UUID u = UUID.nameUUIDFromBytes(("weft-virtual-cluster:" + config.name()).getBytes(StandardCharsets.UTF_8));
         this.virtualClusterId = new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
@@ -161,11 +171,13 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions) {
         for (int i = 0; i < config.gateways().size(); i++) {
             GatewayConfig g = config.gateways().get(i);
-            Gateway gateway = Gateway.create(config.name(), g, "virtualClusters." + config.name() + ".gateways[" + i + "]");
+            String path = "virtualClusters." + config.name() + ".gateways[" + i + "]";
+            Gateway gateway = collapsed != null ? new CollapsedGateway(config.name(), g, path, collapsed)
+                    : Gateway.create(config.name(), g, path);
             NodeEndpointRewriter[] e = new NodeEndpointRewriter[routes.size()];
             NodeEndpointForwarder[] f = new NodeEndpointForwarder[routes.size()];
             for (int k = 0; k < routes.size(); k++) {
-                e[k] = new GatewayEndpoints(gateway, bijection, k);
+                e[k] = collapsed != null ? CollapsedEndpoints.INSTANCE : new GatewayEndpoints(gateway, bijection, k);
                 f[k] = new NodeEndpointForwarder(gateway, bijection, k);
             }
             endpoints.put(gateway, e);
@@ -200,6 +212,21 @@ public final class VirtualClusterRuntime implements AutoCloseable {
 
     public String name() {
         return config.name();
+    }
+
+    /** The proxy fleet of a collapsed virtual cluster, or null when mirrored. */
+    CollapsedNodes collapsed() {
+        return collapsed;
+    }
+
+    /** The partition leaders the topology cache knows behind {@code route}. */
+    PartitionLeadership leaders(int route) {
+        return routes.get(route).topology().partitions();
+    }
+
+    /** Sub-requests sent to each upstream broker, by API (exported on /metrics). */
+    public UpstreamRequestCounters upstreamRequests() {
+        return upstreamRequests;
     }
 
     /** What the session does with requests of {@code apiKey} (unknown keys: refused). */
@@ -291,8 +318,16 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         }
     }
 
-    /** Brokers a route's Metadata answer named: its topology cache learns them (no Admin round trip). */
-    void learnBrokers(int route, MetadataResponseData data) {
+    /**
+     * What a route's Metadata answer says: its topology cache learns the brokers (no Admin round trip)
+     * and the partition leaders (what a collapsed virtual cluster splits by).
+     */
+    void learnTopology(int route, MetadataResponseData data) {
+        routes.get(route).topology().offerPartitions(data);
+        learnBrokers(route, data);
+    }
+
+    private void learnBrokers(int route, MetadataResponseData data) {
         List<BrokerEndpoint> brokers = new ArrayList<>(data.brokers().size());
         for (MetadataResponseData.MetadataResponseBroker b : data.brokers()) {
             brokers.add(new BrokerEndpoint(b.nodeId(), b.host(), b.port(), b.rack()));

@@ -56,7 +56,12 @@ public final class VirtualClusters {
                 v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
         Router router;
         NodeIdMapping nodeIds;
-        if (vc.targetRouter() == null) {
+        if (vc.targetRouter() == null && vc.topology() == WeftConfig.Topology.COLLAPSED) {
+            // No connection is bound to a broker, so nothing can be forwarded as it is: the cluster is
+            // served as a one-route topic weave (every topic under its own name), split by leader.
+            router = oneClusterWeave(vc.targetCluster());
+            nodeIds = NodeIdBijection.single();
+        } else if (vc.targetRouter() == null) {
             router = new PassThroughRouter(vc.targetCluster());
             nodeIds = NodeIdBijection.single();
         } else {
@@ -115,6 +120,18 @@ public final class VirtualClusters {
             throw e;
         }
         return runtime;
+    }
+
+    /** A topic-weave router with one route to {@code cluster}, every topic visible under its own name. */
+    private static Router oneClusterWeave(String cluster) {
+        List<dev.weft.routing.dag.RoutingProblem> problems = new ArrayList<>();
+        Router r = new dev.weft.routing.topicweave.TopicWeaveFactory().create("virtualClusters (cluster '" + cluster + "')",
+                new dev.weft.routing.dag.RouterSpec(cluster, dev.weft.routing.topicweave.TopicWeaveFactory.TYPE,
+                        List.of(new dev.weft.routing.dag.RouteSpec(cluster, new ClusterTarget(cluster))), null), problems);
+        if (r == null) {
+            throw new IllegalStateException("a one-cluster weave over '" + cluster + "' was refused: " + problems);
+        }
+        return r;
     }
 
     /** The fleet state as the sessions use it; two leaves on one cluster share that cluster's ids. */

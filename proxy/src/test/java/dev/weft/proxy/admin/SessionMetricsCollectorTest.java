@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.proxy.metrics.ProxyMetrics;
 import dev.weft.proxy.session.SessionMetrics;
 import dev.weft.proxy.session.SessionMetrics.SessionError;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -128,6 +131,24 @@ class SessionMetricsCollectorTest {
                     () -> "baseline series for " + label);
         }
         assertEquals(0, m.sum("weft_errors_total", Map.of("virtual_cluster", "other")));
+    }
+
+    @Test
+    void requestsWithTrailingBytesAreCountedPerProcessByApi() throws IOException {
+        double requests = scrape().sum("weft_requests_with_trailing_bytes_total", Map.of("api", "Metadata"));
+        double bytes = scrape().sum("weft_request_trailing_bytes_total", Map.of("api", "Metadata"));
+        // What librdkafka 2.x sends for all topics at Metadata v9+: the message is 4 bytes, 3 follow it.
+        ByteBuf body = Unpooled.wrappedBuffer(new byte[7]);
+        try {
+            ColdCodec.readRequestBody(ApiKeys.METADATA.id, (short) 13, body);
+        } finally {
+            body.release();
+        }
+
+        PromText m = scrape();
+        assertEquals(requests + 1, m.value("weft_requests_with_trailing_bytes_total", Map.of("api", "Metadata")));
+        assertEquals(bytes + 3, m.value("weft_request_trailing_bytes_total", Map.of("api", "Metadata")));
+        assertFalse(m.has("weft_requests_with_trailing_bytes_total", Map.of("api", "Produce")), "APIs without any list no series");
     }
 
     private static double bucket(PromText m, Map<String, String> labels, String le) {

@@ -77,6 +77,22 @@ public final class Prerequisites {
         return project;
     }
 
+    /**
+     * The npm project with a current librdkafka ({@code @confluentinc/kafka-javascript}, which builds
+     * its bundled librdkafka from source), installed by {@code npm ci} with {@code CKJS_LINKING=dynamic}
+     * and {@code npm_config_build_from_source=true} (no prebuilt download; the system's OpenSSL and
+     * zlib; g++, make and python3 for the build).
+     */
+    public static Path rdkafkaJsProject() {
+        Path project = moduleDir().resolve("src/test/rdkafka-js");
+        if (!Files.exists(project.resolve("node_modules/@confluentinc/kafka-javascript/build/Release/confluent-kafka-javascript.node"))) {
+            fail("@confluentinc/kafka-javascript is not built in " + project + ": run 'CKJS_LINKING=dynamic "
+                    + "npm_config_build_from_source=true npm ci' in that folder, with g++, make, python3, libssl-dev "
+                    + "and zlib1g-dev installed (.ci/run does)");
+        }
+        return project;
+    }
+
     /** The older kafka-clients jar that the build copies into the build folder (maven-dependency-plugin). */
     static Path legacyKafkaClientsJar(Path buildDir) {
         Path folder = buildDir.resolve("legacy-kafka-clients");

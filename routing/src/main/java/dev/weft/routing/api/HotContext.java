@@ -8,4 +8,14 @@ public interface HotContext {
 
     /** The current topic catalog with its precomputed upstream keys (routers that use one). */
     HotCatalog catalog();
+
+    /**
+     * Whether the connection is bound to one real broker (mirrored topology: the client picked the
+     * partition's leader by connecting to it) or to none (collapsed: the plan targets each partition's
+     * real leader, {@link #leaders}).
+     */
+    boolean boundToBroker();
+
+    /** What the topology cache knows of the partition leaders behind {@code route} (current snapshot). */
+    dev.weft.routing.topology.PartitionLeadership leaders(int route);
 }

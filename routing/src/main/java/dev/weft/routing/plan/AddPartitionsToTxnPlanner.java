@@ -53,12 +53,12 @@ final class AddPartitionsToTxnPlanner implements ColdPlanner {
             return Step.respond(respond(split, i -> split.resolved(i) == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION
                     : Errors.OPERATION_NOT_ATTEMPTED));
         }
-        if (ctx.ownRoute() != home) {
+        if (!HomeCoordinators.serves(ctx, home)) {
             return Step.respond(Refusals.errorResponse(req, version, Errors.NOT_COORDINATOR, null));
         }
         AddPartitionsToTxnRequestData body = req.duplicate()
                 .setV3AndBelowTopics(new AddPartitionsToTxnTopicCollection(split.toReal(home).iterator()));
-        return Step.send(new Part(home, Destination.OWN, version, body), answer -> {
+        return Step.send(new Part(home, HomeCoordinators.transaction(ctx, txnId), version, body), answer -> {
             if (answer.failed()) {
                 return Step.respond(respond(split, i -> CoordinatorFailures.retriable(answer)));
             }

@@ -32,7 +32,7 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         ConsumerGroupHeartbeatRequestData req = (ConsumerGroupHeartbeatRequestData) request;
         int home = ctx.groups().homeRoute(req.groupId());
-        if (ctx.ownRoute() != home) {
+        if (!HomeCoordinators.serves(ctx, home)) {
             return Step.respond(Refusals.errorResponse(req, version, Errors.NOT_COORDINATOR, null));
         }
         ConsumerGroupHeartbeatRequestData body = req.duplicate();
@@ -61,7 +61,7 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
             }
             body.setTopicPartitions(owned);
         }
-        return Step.send(new Part(home, Destination.OWN, version, body), answer -> {
+        return Step.send(new Part(home, HomeCoordinators.group(ctx, req.groupId()), version, body), answer -> {
             if (answer.failed()) {
                 return Step.respond(Refusals.errorResponse(req, version, CoordinatorFailures.retriable(answer),
                         answer.reason()));

@@ -1,5 +1,6 @@
 package dev.weft.routing.plan;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
@@ -57,5 +58,15 @@ final class DeleteRecordsPlanner extends TopicListPlanner<DeleteRecordsRequestDa
         topics.addAll(results);
         return new DeleteRecordsResponseData().setTopics(topics)
                 .setThrottleTimeMs(maxThrottle(answers, DeleteRecordsResponseData::throttleTimeMs));
+    }
+
+    @Override
+    List<Integer> partitionsOf(DeleteRecordsTopic entry) {
+        return entry.partitions().stream().map(p -> p.partitionIndex()).toList();
+    }
+
+    @Override
+    void keepPartitions(DeleteRecordsTopic entry, java.util.Set<Integer> keep) {
+        entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partitionIndex())).toList()));
     }
 }

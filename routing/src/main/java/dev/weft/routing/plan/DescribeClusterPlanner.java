@@ -52,12 +52,15 @@ final class DescribeClusterPlanner implements ColdPlanner {
                 out.setControllerId(body.controllerId() < 0 ? -1 : ctx.toVirtualNodeId(0, body.controllerId()))
                         .setClusterAuthorizedOperations(body.clusterAuthorizedOperations());
             }
-            for (DescribeClusterBroker b : body.brokers()) {
+            for (DescribeClusterBroker b : ctx.collapsedNodes() != null ? List.<DescribeClusterBroker>of() : body.brokers()) {
                 int virtualId = ctx.toVirtualNodeId(route, b.brokerId());
                 out.brokers().add(new DescribeClusterBroker().setBrokerId(virtualId)
                         .setHost(ctx.brokerHost(virtualId)).setPort(ctx.brokerPort(virtualId))
                         .setRack(b.rack()).setIsFenced(b.isFenced()));
             }
+        }
+        if (ctx.collapsedNodes() != null) {
+            out = dev.weft.routing.merge.CollapsedMetadata.rewrite(out, ctx.collapsedNodes(), ctx.virtualClusterId());
         }
         return Step.respond(out);
     }

@@ -1,5 +1,6 @@
 package dev.weft.routing.plan;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.DescribeProducersRequestData;
@@ -61,5 +62,15 @@ final class DescribeProducersPlanner extends TopicListPlanner<DescribeProducersR
             short version) {
         return new DescribeProducersResponseData().setTopics(results)
                 .setThrottleTimeMs(maxThrottle(answers, DescribeProducersResponseData::throttleTimeMs));
+    }
+
+    @Override
+    List<Integer> partitionsOf(TopicRequest entry) {
+        return entry.partitionIndexes();
+    }
+
+    @Override
+    void keepPartitions(TopicRequest entry, java.util.Set<Integer> keep) {
+        entry.setPartitionIndexes(new ArrayList<>(entry.partitionIndexes().stream().filter(keep::contains).toList()));
     }
 }

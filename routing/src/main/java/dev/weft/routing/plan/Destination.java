@@ -18,6 +18,13 @@ public sealed interface Destination {
     record GroupCoordinator(String groupId) implements Destination {
     }
 
+    /**
+     * The coordinator of transactional id {@code transactionalId} on the route (found with
+     * FindCoordinator there, cached): the collapsed topology's home coordinator of a transaction.
+     */
+    record TransactionCoordinator(String transactionalId) implements Destination {
+    }
+
     /** Real broker {@code nodeId} of the route. */
     record Broker(int nodeId) implements Destination {
     }

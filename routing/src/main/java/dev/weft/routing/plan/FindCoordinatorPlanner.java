@@ -33,6 +33,11 @@ final class FindCoordinatorPlanner implements ColdPlanner {
                     + " is not supported by virtual cluster '" + ctx.virtualClusterName()
                     + "' over several clusters: only consumer groups and transactional ids have a home cluster");
         }
+        if (ctx.collapsedNodes() != null) {
+            // Every proxy node reaches every coordinator: the answer only spreads clients over the nodes.
+            return Step.respond(dev.weft.routing.merge.CollapsedMetadata.findCoordinator(req, version,
+                    ctx.collapsedNodes(), null));
+        }
         List<String> keys = version >= FIRST_BATCHED ? req.coordinatorKeys() : List.of(req.key());
         Map<Integer, List<String>> keysByRoute = new LinkedHashMap<>();
         for (String key : keys) {

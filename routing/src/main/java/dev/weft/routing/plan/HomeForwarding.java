@@ -19,13 +19,18 @@ final class HomeForwarding {
 
     /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup: home is the group's. */
     static ColdPlanner group(Function<ApiMessage, String> groupIdOf) {
-        return (request, version, ctx) -> toHome(request, version, ctx, ctx.groups().homeRoute(groupIdOf.apply(request)));
+        return (request, version, ctx) -> {
+            String group = groupIdOf.apply(request);
+            return toHome(request, version, ctx, ctx.groups().homeRoute(group), HomeCoordinators.group(ctx, group));
+        };
     }
 
     /** EndTxn: home is the transactional id's. */
     static ColdPlanner transaction(Function<ApiMessage, String> transactionalIdOf) {
-        return (request, version, ctx) -> toHome(request, version, ctx,
-                ctx.transactions().homeRoute(transactionalIdOf.apply(request)));
+        return (request, version, ctx) -> {
+            String txn = transactionalIdOf.apply(request);
+            return toHome(request, version, ctx, ctx.transactions().homeRoute(txn), HomeCoordinators.transaction(ctx, txn));
+        };
     }
 
     /**
@@ -38,7 +43,8 @@ final class HomeForwarding {
             return Refusals.refuse(request, version, ctx, Errors.INVALID_REQUEST,
                     "InitProducerId without a transactional id is answered by the proxy, not planned");
         }
-        return toHome(request, version, ctx, ctx.transactions().homeRoute(transactionalId));
+        return toHome(request, version, ctx, ctx.transactions().homeRoute(transactionalId),
+                HomeCoordinators.transaction(ctx, transactionalId));
     }
 
     /**
@@ -53,13 +59,20 @@ final class HomeForwarding {
             return Refusals.refuse(req, version, ctx, Errors.TRANSACTION_ABORTABLE, TransactionConfinement.groupElsewhere(
                     ctx, req.transactionalId(), txnHome, req.groupId(), groupHome));
         }
-        return toHome(req, version, ctx, txnHome);
+        return toHome(req, version, ctx, txnHome, HomeCoordinators.transaction(ctx, req.transactionalId()));
     }
 
-    static Step toHome(ApiMessage request, short version, PlanContext ctx, int home) {
-        if (ctx.ownRoute() == home) {
-            return Step.FORWARD;
+    /**
+     * To the coordinator on {@code home}: forwarded unchanged on a connection bound to it; sent to the
+     * coordinator the proxy finds in the collapsed topology; NOT_COORDINATOR elsewhere.
+     */
+    static Step toHome(ApiMessage request, short version, PlanContext ctx, int home, Destination coordinator) {
+        if (coordinator instanceof Destination.OwnBroker) {
+            return ctx.ownRoute() == home ? Step.FORWARD
+                    : Step.respond(Refusals.errorResponse(request, version, Errors.NOT_COORDINATOR, null));
         }
-        return Step.respond(Refusals.errorResponse(request, version, Errors.NOT_COORDINATOR, null));
+        return Step.send(new Part(home, coordinator, version, request), answer -> answer.failed()
+                ? Step.respond(Refusals.errorResponse(request, version, CoordinatorFailures.retriable(answer), answer.reason()))
+                : Step.respond(answer.body()));
     }
 }

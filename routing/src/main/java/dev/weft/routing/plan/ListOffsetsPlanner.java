@@ -1,5 +1,6 @@
 package dev.weft.routing.plan;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -59,5 +60,15 @@ final class ListOffsetsPlanner extends TopicListPlanner<ListOffsetsRequestData, 
             short version) {
         return new ListOffsetsResponseData().setTopics(results)
                 .setThrottleTimeMs(maxThrottle(answers, ListOffsetsResponseData::throttleTimeMs));
+    }
+
+    @Override
+    List<Integer> partitionsOf(ListOffsetsTopic entry) {
+        return entry.partitions().stream().map(p -> p.partitionIndex()).toList();
+    }
+
+    @Override
+    void keepPartitions(ListOffsetsTopic entry, java.util.Set<Integer> keep) {
+        entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partitionIndex())).toList()));
     }
 }

@@ -1,5 +1,6 @@
 package dev.weft.routing.plan;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
@@ -59,5 +60,15 @@ final class OffsetForLeaderEpochPlanner extends TopicListPlanner<OffsetForLeader
         topics.addAll(results);
         return new OffsetForLeaderEpochResponseData().setTopics(topics)
                 .setThrottleTimeMs(maxThrottle(answers, OffsetForLeaderEpochResponseData::throttleTimeMs));
+    }
+
+    @Override
+    List<Integer> partitionsOf(OffsetForLeaderTopic entry) {
+        return entry.partitions().stream().map(p -> p.partition()).toList();
+    }
+
+    @Override
+    void keepPartitions(OffsetForLeaderTopic entry, java.util.Set<Integer> keep) {
+        entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partition())).toList()));
     }
 }

@@ -56,6 +56,24 @@ public interface PlanContext {
      */
     short maxVersion(short apiKey);
 
+    /**
+     * The proxy nodes of a collapsed virtual cluster (DESIGN §4: the fleet is the broker list, no
+     * connection is bound to a broker; coordinators and partition leaders are found by the proxy), or
+     * null in the mirrored topology.
+     */
+    default dev.weft.routing.node.CollapsedNodes collapsedNodes() {
+        return null;
+    }
+
+    /**
+     * The real leader of {@code partition} of real topic {@code realTopic} behind {@code route}, as the
+     * topology cache last saw it, or -1 when unknown (the caller answers NOT_LEADER_OR_FOLLOWER and the
+     * client's next Metadata teaches it).
+     */
+    default int leaderOf(int route, String realTopic, int partition) {
+        return -1;
+    }
+
     /** Logs why a request was refused (WARN, with the connection's id and peer); for operators. */
     void logRefusal(String message);
 }

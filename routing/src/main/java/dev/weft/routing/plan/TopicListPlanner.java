@@ -55,6 +55,19 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
 
     // ---- the API's shape ----
 
+    /**
+     * The partition indexes an entry names, for APIs addressed to partition leaders: in the collapsed
+     * topology one entry becomes one per leader ({@link #keepPartitions}). Null: the API has none.
+     */
+    List<Integer> partitionsOf(E entry) {
+        return null;
+    }
+
+    /** Leaves in {@code entry} (a copy) only the partitions in {@code keep}. */
+    void keepPartitions(E entry, java.util.Set<Integer> keep) {
+        throw new UnsupportedOperationException("entries of this API are not split by partition");
+    }
+
     /** The request's entries, or null for "all topics". */
     abstract List<E> entries(Q request, short version);
 
@@ -170,12 +183,26 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         if (entries == null) {
             return allTopics(q, version, ctx);
         }
+        Map<E, Integer> leaderOfEntry = null;
+        if (addressing == Addressing.LEADER && ctx.collapsedNodes() != null) {
+            leaderOfEntry = new java.util.IdentityHashMap<>();
+            entries = byLeader(entries, ctx, leaderOfEntry);
+        }
         Q template = copy(q);
         setEntries(template, List.of(), version);
         List<Slot<E>> slots = new ArrayList<>(entries.size());
         Map<RouteDestination, List<E>> byTarget = new LinkedHashMap<>();
         for (E entry : entries) {
             Located where = locate(entry, ctx);
+            if (leaderOfEntry != null && where instanceof Located.Owner o) {
+                // collapsed: no connection is the leader's; each part goes to the real leader the proxy knows
+                Integer leader = leaderOfEntry.get(entry);
+                where = leader == null || leader < 0
+                        ? new Located.Refused(Errors.NOT_LEADER_OR_FOLLOWER, "topic '" + o.virtualName()
+                                + "' has partitions whose leader the proxy does not know yet", false)
+                        : new Located.Owner(o.route(), new Destination.Broker(leader), o.realName(), o.realId(),
+                                o.virtualName(), o.virtualId());
+            }
             E real = null;
             if (where instanceof Located.Owner owner) {
                 real = copy(entry);
@@ -208,6 +235,41 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
     }
 
     private record RouteDestination(int route, Destination to) {
+    }
+
+    /**
+     * Collapsed topology: each entry split into one per real leader of its partitions (a partition whose
+     * leader is unknown gets an entry of its own, refused NOT_LEADER_OR_FOLLOWER so the client refreshes).
+     * The client then sees a topic once per leader in the answer, as a broker answers a topic listed twice.
+     */
+    private List<E> byLeader(List<E> entries, PlanContext ctx, Map<E, Integer> leaderOfEntry) {
+        List<E> out = new ArrayList<>(entries.size());
+        for (E entry : entries) {
+            List<Integer> partitions = partitionsOf(entry);
+            String name = name(entry);
+            VisibleTopic topic = name != null ? ctx.topics().resolve(name) : ctx.topics().byVirtualId(id(entry));
+            if (partitions == null || topic == null) {
+                out.add(entry);
+                continue;
+            }
+            Map<Integer, java.util.Set<Integer>> byLeader = new LinkedHashMap<>();
+            for (int p : partitions) {
+                int leader = Math.max(-1, ctx.leaderOf(topic.route(), topic.realName(), p));
+                byLeader.computeIfAbsent(leader, l -> new java.util.HashSet<>()).add(p);
+            }
+            if (byLeader.size() == 1) {
+                leaderOfEntry.put(entry, byLeader.keySet().iterator().next());
+                out.add(entry);
+                continue;
+            }
+            for (Map.Entry<Integer, java.util.Set<Integer>> group : byLeader.entrySet()) {
+                E part = copy(entry);
+                keepPartitions(part, group.getValue());
+                leaderOfEntry.put(part, group.getKey());
+                out.add(part);
+            }
+        }
+        return out;
     }
 
     /** One client entry: where it went ({@code target}, null when answered here) and its rewritten copy. */

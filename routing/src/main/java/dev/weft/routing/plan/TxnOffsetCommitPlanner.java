@@ -43,13 +43,13 @@ final class TxnOffsetCommitPlanner implements ColdPlanner {
             return Refusals.refuse(req, version, ctx, Errors.TRANSACTION_ABORTABLE,
                     TransactionConfinement.topicElsewhere(ctx, req.transactionalId(), home, elsewhere));
         }
-        if (ctx.ownRoute() != home) {
+        if (!HomeCoordinators.serves(ctx, home)) {
             return Step.respond(Refusals.errorResponse(req, version, Errors.NOT_COORDINATOR, null));
         }
         if (!split.onRoute(home)) {
             return Step.respond(merge(split, null, 0));
         }
-        Part part = new Part(home, Destination.OWN, version, req.duplicate().setTopics(split.toReal(home)));
+        Part part = new Part(home, HomeCoordinators.transaction(ctx, req.transactionalId()), version, req.duplicate().setTopics(split.toReal(home)));
         return Step.send(part, answer -> {
             int throttle = answer.failed() ? 0 : ((TxnOffsetCommitResponseData) answer.body()).throttleTimeMs();
             return Step.respond(merge(split, answer, throttle));

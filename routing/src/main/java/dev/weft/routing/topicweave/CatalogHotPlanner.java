@@ -7,6 +7,8 @@ import dev.weft.routing.api.HotCatalog;
 import dev.weft.routing.api.HotContext;
 import dev.weft.routing.api.HotPlanner;
 import dev.weft.routing.api.RoutePlan;
+import dev.weft.routing.topology.PartitionLeadership;
+import dev.weft.routing.topology.TopicLeaders;
 
 /**
  * The hot planner of routers that decide by topic (topic weaving, nested DAGs flattened to their
@@ -15,6 +17,11 @@ import dev.weft.routing.api.RoutePlan;
  * own broker under the topic's real name or id when it lives on the connection's route, and are
  * refused otherwise (unknown or hidden: UNKNOWN_TOPIC_*; on another cluster: the client's metadata is
  * stale). Fetch sessions are declined: an incremental Fetch would name topics the broker does not know.
+ *
+ * <p>In the collapsed topology no connection is bound to a broker: each partition goes to its real
+ * leader as the topology cache knows it (one target per (route, leader)); a partition whose leader is
+ * not known is refused NOT_LEADER_OR_FOLLOWER, and the client's next Metadata — which passes through
+ * the proxy — teaches the cache.
  */
 public final class CatalogHotPlanner implements HotPlanner {
 
@@ -29,6 +36,7 @@ public final class CatalogHotPlanner implements HotPlanner {
         TopicRouting topics = catalog.topics();
         int ownRoute = ctx.ownRoute();
         boolean ids = skim.usesTopicIds();
+        boolean bound = ctx.boundToBroker();
         int own = -1;
         for (int t = 0; t < skim.topicCount(); t++) {
             VisibleTopic v;
@@ -40,8 +48,13 @@ public final class CatalogHotPlanner implements HotPlanner {
             }
             int first = skim.topicFirstPartition(t);
             int end = first + skim.topicPartitionCount(t);
-            if (v == null || v.route() != ownRoute) {
+            if (v == null || bound && v.route() != ownRoute) {
                 out.refuse(first, end, v == null);
+                continue;
+            }
+            if (!bound) {
+                out.upstreamKey(t, catalog.upstreamKey(v, ids));
+                byLeader(skim, ctx.leaders(v.route()), v, ids, first, end, out);
                 continue;
             }
             if (own < 0) {
@@ -49,6 +62,20 @@ public final class CatalogHotPlanner implements HotPlanner {
             }
             out.upstreamKey(t, catalog.upstreamKey(v, ids));
             out.send(first, end, own);
+        }
+    }
+
+    private static void byLeader(PartitionSkim skim, PartitionLeadership leadership, VisibleTopic v, boolean ids,
+            int first, int end, RoutePlan out) {
+        TopicLeaders leaders = ids ? leadership.topic(v.realId().getMostSignificantBits(), v.realId().getLeastSignificantBits())
+                : leadership.topic(v.realName());
+        for (int i = first; i < end; i++) {
+            int leader = leaders == null ? TopicLeaders.UNKNOWN : leaders.leader(skim.partitionIndex(i));
+            if (leader < 0) {
+                out.refuse(i, i + 1, false);
+            } else {
+                out.send(i, i + 1, out.target(v.route(), leader));
+            }
         }
     }
 }
