@@ -4,7 +4,6 @@ import dev.weft.routing.dag.InvalidRoutingException;
 import dev.weft.routing.dag.RouterSpec;
 import dev.weft.routing.dag.RoutingGraph;
 import dev.weft.routing.dag.RoutingProblem;
-import dev.weft.routing.topicweave.TopicWeaveFactory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -24,9 +23,16 @@ public final class RouterRegistry {
         this.factories = Collections.unmodifiableMap(factories);
     }
 
-    /** The router types Weft ships. */
+    /**
+     * The router types on the class path: every {@link RouterFactory} registered as a
+     * {@link java.util.ServiceLoader} provider ({@code META-INF/services/dev.weft.routing.RouterFactory});
+     * Weft's own (topic-weave) is registered that way too. A new router type is a package with its
+     * factory and one line in that file: nothing in the proxy names it.
+     */
     public static RouterRegistry standard() {
-        return of(new TopicWeaveFactory());
+        List<RouterFactory> found = new ArrayList<>();
+        java.util.ServiceLoader.load(RouterFactory.class, RouterRegistry.class.getClassLoader()).forEach(found::add);
+        return of(found.toArray(RouterFactory[]::new));
     }
 
     public static RouterRegistry of(RouterFactory... factories) {

@@ -6,7 +6,6 @@ import dev.weft.protocol.versions.ApiVersionsIntersection;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Destination;
 import dev.weft.routing.plan.Part;
-import dev.weft.routing.plan.Planners;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,9 +62,9 @@ final class ApiVersionsAnswer {
         return v == null ? -1 : v.maxVersion();
     }
 
-    static boolean handled(short apiKey) {
-        return apiKey == ApiKeys.PRODUCE.id || apiKey == ApiKeys.FETCH.id || apiKey == ApiKeys.API_VERSIONS.id
-                || apiKey == ApiKeys.METADATA.id || apiKey == ApiKeys.INIT_PRODUCER_ID.id || Planners.forApi(apiKey) != null;
+    /** Whether the virtual cluster's router serves {@code apiKey} at all (what it does not is not advertised). */
+    private boolean handled(short apiKey) {
+        return runtime.apiRoute(apiKey) != dev.weft.routing.api.ApiRoute.REFUSED;
     }
 
     /** Answers a client's ApiVersions (takes ownership of {@code frame}). */
@@ -117,7 +116,7 @@ final class ApiVersionsAnswer {
         respond(session, slot, correlationId, version, combined);
     }
 
-    static ApiVersionsResponseData combine(List<ApiVersionsResponseData> upstream) {
+    ApiVersionsResponseData combine(List<ApiVersionsResponseData> upstream) {
         ApiVersionCollection intersection = ApiVersionsIntersection.of(upstream.stream().map(ApiVersionsResponseData::apiKeys).toList());
         ApiVersionCollection offered = new ApiVersionCollection();
         for (ApiVersion v : intersection) {
@@ -167,7 +166,7 @@ final class ApiVersionsAnswer {
                 .setFinalizedFeaturesEpoch(epoch);
     }
 
-    private static ApiVersionCollection weftOnly() {
+    private ApiVersionCollection weftOnly() {
         ApiVersionCollection out = new ApiVersionCollection();
         for (ApiKeys k : ApiKeys.clientApis()) {
             if (handled(k.id) && ApiKeyTable.isKnownKey(k.id)) {

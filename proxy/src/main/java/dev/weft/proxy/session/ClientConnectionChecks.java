@@ -81,7 +81,7 @@ public final class ClientConnectionChecks {
             return;
         }
         String held = t.grantedBytes() == 0 ? ""
-                : "; it held " + t.grantedBytes() + " of this core's " + t.coreLimitBytes()
+                : "; it was granted " + t.grantedBytes() + " of this core's " + t.coreLimitBytes()
                         + " bytes for incomplete frames (server.maxPartialFrameBytesPerCore)"
                         + (t.large() ? " and " + turn : "");
         log.warn("{}: slow client: {} byte(s) of an incomplete frame {}, the first of them {} ms ago "

@@ -114,6 +114,10 @@ final class HotFetch {
         for (int t = 0; t < n; t++) {
             ByteBuf r = responses == null ? null : responses[t];
             in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
+            if (in[t] != null) {
+                FetchResponseSkim answer = in[t];
+                session.forgetMovedLeaders(plan.targetLeaf(t), answer, answer::errorCode);
+            }
         }
         try {
             return merger.merge(skim, plan.targetOf(), in, plan, refusal, missing, NO_SESSION,

@@ -7,6 +7,7 @@ import dev.weft.protocol.produce.ProduceResponseMerger;
 import dev.weft.protocol.produce.ProduceResponseSkim;
 import dev.weft.protocol.record.RecordBatchView;
 import dev.weft.routing.api.RoutePlan;
+import dev.weft.routing.plan.IdempotentProducerIds;
 import dev.weft.routing.api.RoutePlanPool;
 import dev.weft.protocol.wire.TrailingRequestBytes;
 import io.netty.buffer.ByteBuf;
@@ -134,7 +135,7 @@ final class HotProduce {
         }
         for (int t = 0; t < plan.targetCount(); t++) {
             int route = plan.targetLeaf(t);
-            if (route == VirtualClusterRuntime.PRODUCER_ID_HOME_ROUTE) {
+            if (!IdempotentProducerIds.translates(route)) {
                 continue;
             }
             long upstreamPid = virtualPid == lastVirtualPid && route == lastPidRoute ? lastUpstreamPid
@@ -171,6 +172,10 @@ final class HotProduce {
         for (int t = 0; t < n; t++) {
             ByteBuf r = responses == null ? null : responses[t];
             in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
+            if (in[t] != null) {
+                ProduceResponseSkim answer = in[t];
+                session.forgetMovedLeaders(plan.targetLeaf(t), answer, answer::errorCode);
+            }
         }
         try {
             return merger.merge(skim, plan.targetOf(), in, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());

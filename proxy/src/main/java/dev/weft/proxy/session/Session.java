@@ -336,6 +336,32 @@ public final class Session extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A part's answer said some partitions' leader moved (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH):
+     * in the collapsed topology, which plans by the cached leaders, the cache forgets them, so they are
+     * answered retriably until the client's next Metadata (through the proxy) teaches the new leader.
+     * Error path only: topic names are read as Strings here.
+     */
+    void forgetMovedLeaders(int leaf, dev.weft.protocol.skim.ResponseSkim answer, java.util.function.IntUnaryOperator errorOf) {
+        if (runtime.collapsed() == null) {
+            return;
+        }
+        for (int i = 0; i < answer.partitionCount(); i++) {
+            int error = errorOf.applyAsInt(i);
+            if (error == org.apache.kafka.common.protocol.Errors.NOT_LEADER_OR_FOLLOWER.code()
+                    || error == org.apache.kafka.common.protocol.Errors.FENCED_LEADER_EPOCH.code()) {
+                int t = answer.partitionTopic(i);
+                var topology = runtime.cluster(leaf).topology();
+                if (answer.usesTopicIds()) {
+                    var id = answer.topicId(t);
+                    topology.invalidate(id.getMostSignificantBits(), id.getLeastSignificantBits(), answer.partitionIndex(i));
+                } else {
+                    topology.invalidate(answer.topicName(t), answer.partitionIndex(i));
+                }
+            }
+        }
+    }
+
     /** The link for a plan's target: the bound link for {@link RoutePlan#OWN_BROKER}, else that broker of the leaf. */
     UpstreamLink linkFor(int leaf, int broker) {
         return broker == RoutePlan.OWN_BROKER ? links.bound() : links.broker(leaf, broker);
@@ -390,12 +416,6 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     private ColdPlanner planner(short apiKey, ApiMessage body) {
-        if (apiKey == ApiKeys.METADATA.id) {
-            return runtime.metadataPlanner();
-        }
-        if (apiKey == ApiKeys.INIT_PRODUCER_ID.id && ((InitProducerIdRequestData) body).transactionalId() == null) {
-            return IdempotentProducerIds.PLANNER;
-        }
         return runtime.router().coldPlanner(apiKey);
     }
 

@@ -102,6 +102,21 @@ final class SessionPlanContext implements PlanContext {
     }
 
     @Override
+    public dev.weft.routing.plan.KnownPartitions knownPartitions() {
+        return session.runtime.knownPartitions();
+    }
+
+    @Override
+    public void learnTopology(int route, org.apache.kafka.common.message.MetadataResponseData answer) {
+        session.runtime.learnTopology(route, answer);
+    }
+
+    @Override
+    public void refreshCatalogSoon() {
+        session.runtime.refreshCatalogSoon();
+    }
+
+    @Override
     public void logRefusal(String message) {
         session.logRefusal(message);
     }

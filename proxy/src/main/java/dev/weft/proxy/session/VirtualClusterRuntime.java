@@ -58,8 +58,6 @@ import org.slf4j.LoggerFactory;
 public final class VirtualClusterRuntime implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(VirtualClusterRuntime.class);
-    /** The route whose cluster allocates virtual producer ids and holds the fleet state topic. */
-    static final int PRODUCER_ID_HOME_ROUTE = 0;
     private static final ApiVersionsClamp API_VERSIONS_CLAMP = new ApiVersionsClamp();
 
     private final VirtualClusterConfig config;
@@ -71,7 +69,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /** What the session does per API key, as the router decided once at start. */
     private final ApiRoute[] apiRoutes = new ApiRoute[ApiKeyTable.size()];
     private final ApiVersionsAnswer apiVersions = new ApiVersionsAnswer(this);
-    private final MetadataPlanner metadataPlanner = new MetadataPlanner(this);
+    private final dev.weft.routing.plan.KnownPartitions knownPartitions = new dev.weft.routing.plan.KnownPartitions();
     private final ScheduledExecutorService timer;
     private final CatalogKeeper catalogs;
     private final List<Gateway> gateways = new ArrayList<>();
@@ -286,8 +284,15 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         return apiVersions;
     }
 
-    MetadataPlanner metadataPlanner() {
-        return metadataPlanner;
+    dev.weft.routing.plan.KnownPartitions knownPartitions() {
+        return knownPartitions;
+    }
+
+    /** A refresh of the topic catalog soon (rate-limited); nothing for routers without one. */
+    void refreshCatalogSoon() {
+        if (catalogs != null) {
+            catalogs.refreshSoon();
+        }
     }
 
     ProducerIdTranslator producerIds() {

@@ -13,7 +13,7 @@ import dev.weft.routing.compose.LeafRouter;
 import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.node.NodeIdBijection;
 import dev.weft.routing.node.NodeIdMapping;
-import dev.weft.routing.passthrough.PassThroughRouter;
+import dev.weft.routing.ClusterRouters;
 import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.dag.ClusterTarget;
 import dev.weft.routing.dag.ComposedNodeIds;
@@ -30,8 +30,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Starts the runtime of a virtual cluster, whatever it targets: a cluster is served by the identity
- * router ({@link PassThroughRouter}); a router by its routing DAG (nested routers through
+ * Starts the runtime of a virtual cluster, whatever it targets: a cluster by {@link ClusterRouters}
+ * (the identity router when mirrored); a router by its routing DAG (nested routers through
  * {@link LeafRouter}: its routes are the DAG's leaves, node ids composed per level). Sets up the
  * producer-id fleet state on the first leaf's cluster when the leaves span several clusters, and builds
  * the first topic catalog when the router uses one.
@@ -56,13 +56,8 @@ public final class VirtualClusters {
                 v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
         Router router;
         NodeIdMapping nodeIds;
-        if (vc.targetRouter() == null && vc.topology() == WeftConfig.Topology.COLLAPSED) {
-            // No connection is bound to a broker, so nothing can be forwarded as it is: the cluster is
-            // served as a one-route topic weave (every topic under its own name), split by leader.
-            router = oneClusterWeave(vc.targetCluster());
-            nodeIds = NodeIdBijection.single();
-        } else if (vc.targetRouter() == null) {
-            router = new PassThroughRouter(vc.targetCluster());
+        if (vc.targetRouter() == null) {
+            router = ClusterRouters.over(vc.targetCluster(), vc.topology() == WeftConfig.Topology.MIRRORED);
             nodeIds = NodeIdBijection.single();
         } else {
             RoutingGraph graph;
@@ -120,18 +115,6 @@ public final class VirtualClusters {
             throw e;
         }
         return runtime;
-    }
-
-    /** A topic-weave router with one route to {@code cluster}, every topic visible under its own name. */
-    private static Router oneClusterWeave(String cluster) {
-        List<dev.weft.routing.dag.RoutingProblem> problems = new ArrayList<>();
-        Router r = new dev.weft.routing.topicweave.TopicWeaveFactory().create("virtualClusters (cluster '" + cluster + "')",
-                new dev.weft.routing.dag.RouterSpec(cluster, dev.weft.routing.topicweave.TopicWeaveFactory.TYPE,
-                        List.of(new dev.weft.routing.dag.RouteSpec(cluster, new ClusterTarget(cluster))), null), problems);
-        if (r == null) {
-            throw new IllegalStateException("a one-cluster weave over '" + cluster + "' was refused: " + problems);
-        }
-        return r;
     }
 
     /** The fleet state as the sessions use it; two leaves on one cluster share that cluster's ids. */

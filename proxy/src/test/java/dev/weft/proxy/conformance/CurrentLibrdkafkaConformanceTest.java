@@ -98,6 +98,39 @@ class CurrentLibrdkafkaConformanceTest {
                     throw e;
                 }
             }
+        },
+        /**
+         * One real cluster of 3 brokers behind a collapsed virtual cluster with one proxy node: the
+         * client sees one broker (the proxy), which splits every Produce and Fetch by real leader.
+         */
+        COLLAPSED {
+            @Override
+            Deployment start() throws Exception {
+                KafkaCluster kafka = KafkaCluster.builder().brokers(3).build();
+                Deployment d = new Deployment(List.of(kafka));
+                try {
+                    kafka.start();
+                    kafka.createTopic("rdkafka-collapsed", 6, 3);
+                    d.topics.add(new PlacedTopic("rdkafka-collapsed", kafka, "rdkafka-collapsed", 6));
+                    int port = dev.weft.proxy.net.FreePorts.randomRange(1);
+                    d.proxy = dev.weft.proxy.server.WeftProxy.start(dev.weft.proxy.config.ConfigLoader.parse("""
+                            server: { eventLoops: 2 }
+                            admin: { bind: "127.0.0.1:0" }
+                            clusters:
+                              upstream: { bootstrap: "%s" }
+                            virtualClusters:
+                              main:
+                                target: { cluster: upstream }
+                                topology: collapsed
+                                nodes: [ { id: 0, address: "127.0.0.1:%d" } ]
+                                gateways: [ { name: n0, bind: "127.0.0.1:%d" } ]
+                            """.formatted(kafka.bootstrapServers(), port, port), "collapsed conformance config"));
+                    return d;
+                } catch (Exception | Error e) {
+                    d.close();
+                    throw e;
+                }
+            }
         };
 
         /** Starts the real clusters, creates the topics on them, and starts Weft in front. */

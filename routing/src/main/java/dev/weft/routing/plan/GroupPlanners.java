@@ -28,7 +28,7 @@ final class GroupPlanners {
         into.put(ApiKeys.OFFSET_DELETE, new OffsetDeletePlanner());
         into.put(ApiKeys.CONSUMER_GROUP_HEARTBEAT, new ConsumerGroupHeartbeatPlanner());
         into.put(ApiKeys.CONSUMER_GROUP_DESCRIBE, HomeIdsShapes.consumerGroupDescribe());
-        into.put(ApiKeys.INIT_PRODUCER_ID, HomeForwarding::initProducerId);
+        into.put(ApiKeys.INIT_PRODUCER_ID, IdempotentProducerIds.PLANNER);
         into.put(ApiKeys.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnPlanner());
         into.put(ApiKeys.ADD_OFFSETS_TO_TXN, HomeForwarding::addOffsetsToTxn);
         into.put(ApiKeys.TXN_OFFSET_COMMIT, new TxnOffsetCommitPlanner());

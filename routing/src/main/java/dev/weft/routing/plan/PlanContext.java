@@ -74,6 +74,17 @@ public interface PlanContext {
         return -1;
     }
 
+    /** The partitions each route's Metadata answers last showed (one per virtual cluster, shared by every core). */
+    KnownPartitions knownPartitions();
+
+    /** A route's Metadata answer: the topology cache learns its brokers and partition leaders. */
+    default void learnTopology(int route, org.apache.kafka.common.message.MetadataResponseData answer) {
+    }
+
+    /** The client named a topic the catalog does not know: read every route's topics again soon (rate-limited). */
+    default void refreshCatalogSoon() {
+    }
+
     /** Logs why a request was refused (WARN, with the connection's id and peer); for operators. */
     void logRefusal(String message);
 }

@@ -7,8 +7,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 /**
  * The cold-path planners of a multi-route virtual cluster, by API key. An API without a planner is
  * not advertised in ApiVersions and is refused if a client sends it anyway (never forwarded to an
- * arbitrary cluster). Produce, Fetch, ApiVersions, Metadata and non-transactional InitProducerId are
- * handled by the proxy itself (hot path, or state it owns) and are not here.
+ * arbitrary cluster). Produce and Fetch (hot path) and ApiVersions (answered by the proxy) are not here.
  */
 public final class Planners {
 
@@ -43,7 +42,7 @@ public final class Planners {
         if (apiKey == ApiKeys.API_VERSIONS.id) {
             return dev.weft.routing.api.ApiRoute.ANSWERED;
         }
-        if (apiKey == ApiKeys.METADATA.id || apiKey == ApiKeys.INIT_PRODUCER_ID.id || forApi(apiKey) != null) {
+        if (forApi(apiKey) != null) {
             return dev.weft.routing.api.ApiRoute.PLANNED;
         }
         return dev.weft.routing.api.ApiRoute.REFUSED;

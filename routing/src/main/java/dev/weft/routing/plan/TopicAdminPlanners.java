@@ -10,6 +10,7 @@ final class TopicAdminPlanners {
     }
 
     static void register(Map<ApiKeys, ColdPlanner> into) {
+        into.put(ApiKeys.METADATA, new MetadataPlanner());
         into.put(ApiKeys.CREATE_TOPICS, new CreateTopicsPlanner());
         into.put(ApiKeys.DELETE_TOPICS, new DeleteTopicsPlanner());
         into.put(ApiKeys.CREATE_PARTITIONS, new CreatePartitionsPlanner());

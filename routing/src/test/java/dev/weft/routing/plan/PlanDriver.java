@@ -31,6 +31,9 @@ public final class PlanDriver implements PlanContext {
     private final NodeIdBijection bijection;
     private int ownRoute = -1;
     private final List<String> refusals = new ArrayList<>();
+    private final KnownPartitions knownPartitions = new KnownPartitions();
+    private dev.weft.routing.node.CollapsedNodes collapsed;
+    private java.util.function.IntBinaryOperator leaders = (route, partition) -> -1;
 
     public PlanDriver(TopicWeaveSettings settings, List<String> routeNames, List<List<RealTopic>> topicsByRoute) {
         this.routeNames = List.copyOf(routeNames);
@@ -43,6 +46,28 @@ public final class PlanDriver implements PlanContext {
                         .toList(), settings), new ArrayList<>());
         this.groups = router.groups();
         this.transactions = router.transactions();
+    }
+
+    /** Plans as a collapsed virtual cluster over these proxy nodes; real leaders by (route, partition). */
+    public PlanDriver collapsed(dev.weft.routing.node.CollapsedNodes nodes, java.util.function.IntBinaryOperator leaderOf) {
+        this.collapsed = nodes;
+        this.leaders = leaderOf;
+        return this;
+    }
+
+    @Override
+    public KnownPartitions knownPartitions() {
+        return knownPartitions;
+    }
+
+    @Override
+    public dev.weft.routing.node.CollapsedNodes collapsedNodes() {
+        return collapsed;
+    }
+
+    @Override
+    public int leaderOf(int route, String realTopic, int partition) {
+        return leaders.applyAsInt(route, partition);
     }
 
     /** The connection is bound to a broker of {@code route} (-1: a bootstrap connection). */

@@ -196,9 +196,14 @@ class TransactionAndHeartbeatPlannersTest {
         assertTrue(driver(AP).run(planner(ApiKeys.INIT_PRODUCER_ID), init, (short) 5, p -> null).forwarded());
         PlanDriver.Outcome other = driver(US).run(planner(ApiKeys.INIT_PRODUCER_ID), init, (short) 5, p -> null);
         assertError(Errors.NOT_COORDINATOR, ((InitProducerIdResponseData) other.response()).errorCode());
-        PlanDriver.Outcome none = driver(US).run(planner(ApiKeys.INIT_PRODUCER_ID),
-                new InitProducerIdRequestData().setTransactionalId(null), (short) 5, p -> null);
-        assertError(Errors.INVALID_REQUEST, ((InitProducerIdResponseData) none.response()).errorCode());
+        // an idempotent producer's id comes from the producer-id home route (the first), on any connection
+        PlanDriver.Outcome none = driver(EU).run(planner(ApiKeys.INIT_PRODUCER_ID),
+                new InitProducerIdRequestData().setTransactionalId(null), (short) 5,
+                p -> Answer.of(new InitProducerIdResponseData().setProducerId(4242).setProducerEpoch((short) 0)));
+        assertEquals(1, none.sent().size());
+        assertEquals(IdempotentProducerIds.HOME_ROUTE, none.sent().getFirst().route());
+        assertEquals(Destination.ANY, none.sent().getFirst().to());
+        assertEquals(4242, ((InitProducerIdResponseData) none.response()).producerId());
         EndTxnRequestData end = new EndTxnRequestData().setTransactionalId("tx").setCommitted(true);
         assertTrue(driver(US).run(planner(ApiKeys.END_TXN), end, (short) 4, p -> null).forwarded());
         assertError(Errors.NOT_COORDINATOR, ((EndTxnResponseData) driver(EU).run(planner(ApiKeys.END_TXN), end,

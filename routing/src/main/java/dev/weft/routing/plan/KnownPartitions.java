@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.routing.plan;
 
 import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;
@@ -24,7 +24,7 @@ import org.apache.kafka.common.protocol.Errors;
  * rebalance the dead cluster's partitions away. A topic with no known partitions still gets the
  * topic-level LEADER_NOT_AVAILABLE. Shared by every core; stored entries are read-only copies.
  */
-final class KnownPartitions {
+public final class KnownPartitions {
 
     private final Map<Integer, Map<String, MetadataResponseTopic>> byRoute = new ConcurrentHashMap<>();
 

@@ -1,13 +1,7 @@
-package dev.weft.proxy.session;
+package dev.weft.routing.plan;
 
 import dev.weft.routing.merge.CollapsedMetadata;
 import dev.weft.routing.merge.MetadataWeave;
-import dev.weft.routing.plan.Answer;
-import dev.weft.routing.plan.ColdPlanner;
-import dev.weft.routing.plan.Destination;
-import dev.weft.routing.plan.Part;
-import dev.weft.routing.plan.PlanContext;
-import dev.weft.routing.plan.Step;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -24,13 +18,6 @@ import org.apache.kafka.common.protocol.ApiMessage;
  */
 final class MetadataPlanner implements ColdPlanner {
 
-    private final VirtualClusterRuntime runtime;
-    private final KnownPartitions known = new KnownPartitions();
-
-    MetadataPlanner(VirtualClusterRuntime runtime) {
-        this.runtime = runtime;
-    }
-
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         MetadataRequestData req = (MetadataRequestData) request;
@@ -38,7 +25,7 @@ final class MetadataPlanner implements ColdPlanner {
         if (req.topics() != null) {
             for (MetadataRequestData.MetadataRequestTopic t : req.topics()) {
                 if (!MetadataWeave.askedById(t) && t.name() != null && topics.resolve(t.name()) == null) {
-                    runtime.catalogs().refreshSoon();
+                    ctx.refreshCatalogSoon();
                     break;
                 }
             }
@@ -54,10 +41,10 @@ final class MetadataPlanner implements ColdPlanner {
                 MetadataResponseData data = a.failed() ? null : (MetadataResponseData) a.body();
                 MetadataRequestData asked = (MetadataRequestData) parts.get(route).body();
                 if (data != null) {
-                    runtime.learnTopology(route, data);
-                    known.learn(route, asked, data);
+                    ctx.learnTopology(route, data);
+                    ctx.knownPartitions().learn(route, asked, data);
                 } else {
-                    data = known.offline(route, asked, topics); // its partitions stay listed, leaderless
+                    data = ctx.knownPartitions().offline(route, asked, topics); // its partitions stay listed, leaderless
                 }
                 byRoute.add(data);
             }
