@@ -113,6 +113,7 @@ class CurrentLibrdkafkaConformanceTest {
                     kafka.createTopic("rdkafka-collapsed", 6, 3);
                     d.topics.add(new PlacedTopic("rdkafka-collapsed", kafka, "rdkafka-collapsed", 6));
                     int port = dev.weft.proxy.net.FreePorts.randomRange(1);
+                    d.proxyNodes = 1;
                     d.proxy = dev.weft.proxy.server.WeftProxy.start(dev.weft.proxy.config.ConfigLoader.parse("""
                             server: { eventLoops: 2 }
                             admin: { bind: "127.0.0.1:0" }
@@ -155,8 +156,12 @@ class CurrentLibrdkafkaConformanceTest {
             return ProxyFixture.bootstrap(proxy);
         }
 
+        /** Proxy nodes a collapsed virtual cluster lists (0: mirrored, one virtual broker per real one). */
+        int proxyNodes;
+
+        /** How many brokers the client's Metadata lists. */
         int brokerCount() {
-            return clusters.stream().mapToInt(c -> c.brokerIds().size()).sum();
+            return proxyNodes > 0 ? proxyNodes : clusters.stream().mapToInt(c -> c.brokerIds().size()).sum();
         }
 
         @Override
