@@ -1,6 +1,7 @@
 package dev.weft.protocol.fetch;
 
 import dev.weft.protocol.skim.RequestSplitter;
+import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
@@ -27,10 +28,13 @@ import java.util.BitSet;
  *       place of the client's (topic weaving renames). Only the topics array is renamed: kept forgotten
  *       topics are still the client's bytes, so a proxy that renames declines fetch sessions — it builds
  *       with {@code session(0, -1)} and leaves forgotten topics out (the default);</li>
+ *   <li>{@link #partitions(UpstreamPartitions)}: the partition indexes sent upstream in place of the
+ *       client's (partition weaving), usually with per-partition {@linkplain #topicKeys topic keys}
+ *       (one topic entry per distinct key). As with renames, forgotten topics are not renumbered;</li>
  *   <li>{@link #clientId(CharSequence)}.</li>
  * </ul>
  * Settings stay until changed; {@link #reset()} restores the defaults (copy everything, no forgotten
- * topics, no renames).
+ * topics, no renames, no renumbering).
  *
  * <p>The output is a whole frame, <b>4-byte size prefix included</b>, of newly written metadata only
  * (a Fetch request has no records): a {@link io.netty.buffer.CompositeByteBuf}, ready for the socket.
@@ -53,6 +57,7 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     public FetchRequestBuilder reset() {
         clientId = null;
         topicKeys = null;
+        partitions = null;
         overrideSession = false;
         overrideMaxWait = false;
         overrideMinBytes = false;
@@ -97,13 +102,28 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
      * Sets the topic keys written into every request built from now on: topic {@code t} of the skim goes
      * out under {@code keys.upstreamKey(t)} (an upstream name's UTF-8 bytes before v13, a 16-byte topic
      * id from v13) when that is not null, else under the client's key. Null (the default) writes every
-     * key as the client sent it. Kept by reference; stays until changed or {@link #reset()}.
+     * key as the client sent it. When {@code keys} answers {@link UpstreamTopicKeys#keysPerPartition()},
+     * the key is asked per partition and each sub-request holds one topic entry per distinct key. Kept by
+     * reference; stays until changed or {@link #reset()}.
      *
      * <p>forgotten_topics_data is not renamed: with renames, do not {@linkplain #keepForgottenTopics keep
      * forgotten topics}; build sessionless full fetches ({@code session(0, -1)}) instead.
      */
     public FetchRequestBuilder topicKeys(UpstreamTopicKeys keys) {
         this.topicKeys = keys;
+        return this;
+    }
+
+    /**
+     * Sets the partition indexes written into every request built from now on: partition {@code i} of
+     * the skim goes out as {@code partitions.upstreamPartition(i)} when that is not negative, else as the
+     * client's index (4 bytes written, the rest of the entry copied). Null (the default) writes every
+     * index as the client sent it. Kept by reference; stays until changed or {@link #reset()}.
+     *
+     * <p>forgotten_topics_data is not renumbered: as with {@link #topicKeys}, do not keep forgotten topics.
+     */
+    public FetchRequestBuilder partitions(UpstreamPartitions partitions) {
+        this.partitions = partitions;
         return this;
     }
 
@@ -144,7 +164,7 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
 
     @Override
     protected void writePartition(FetchRequestSkim skim, int i) {
-        out.copy(skim.buffer(), skim.partitionOffset(i), skim.partitionEnd(i));
+        copyPartitionHead(skim, i, skim.partitionEnd(i)); // index (maybe renumbered), the rest as sent
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.weft.protocol.skim.FrameAssembler;
 import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
@@ -19,8 +20,9 @@ import io.netty.buffer.ByteBufAllocator;
  * <ul>
  *   <li><b>order</b>: topics and partitions in the order of the client's request, keyed by the client's
  *       topic name (or id) bytes and partition index; topics left with no partition are omitted;
- *       upstream results are found by the key that was sent upstream (the client's, or its replacement
- *       when the parts were built with {@link UpstreamTopicKeys});</li>
+ *       upstream results are found by the key and partition index that were sent upstream (the client's,
+ *       or their replacements when the parts were built with {@link UpstreamTopicKeys} and
+ *       {@link UpstreamPartitions});</li>
  *   <li><b>partition results</b> are copied from the upstream response the partition's route points at
  *       (aborted transactions, tagged fields and all), with {@code preferred_read_replica} and
  *       {@code current_leader.leader_id} mapped through the {@link NodeEndpointRewriter};</li>
@@ -99,7 +101,28 @@ public final class FetchResponseMerger {
     public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses,
                          UpstreamTopicKeys topicKeys, short refusedErrorCode, short failedErrorCode, int sessionId,
                          NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
-        merge.start(request, responses, topicKeys);
+        return merge(request, routeOf, responses, topicKeys, null, refusedErrorCode, failedErrorCode, sessionId,
+                rewriter, alloc);
+    }
+
+    /**
+     * As {@link #merge(FetchRequestSkim, int[], FetchResponseSkim[], UpstreamTopicKeys, short, short, int,
+     * NodeEndpointRewriter, ByteBufAllocator)}, for parts built with renumbered partitions as well
+     * ({@link FetchRequestBuilder#partitions}, partition weaving): each request partition is matched in its
+     * upstream's response by the key sent for it (per partition when
+     * {@link UpstreamTopicKeys#keysPerPartition()}) and the partition index sent; the merged response
+     * carries the client's own key and index, and the rest of each partition's result as the upstream
+     * wrote it (error, high watermark, last stable offset, log start offset, aborted transactions,
+     * preferred read replica mapped, records as a retained slice, tagged fields — diverging epoch,
+     * current leader mapped, snapshot id).
+     *
+     * @param partitions the partition indexes the parts were built with (same answers), or null when the
+     *     client's indexes were sent; kept only for the call
+     */
+    public ByteBuf merge(FetchRequestSkim request, int[] routeOf, FetchResponseSkim[] responses,
+                         UpstreamTopicKeys topicKeys, UpstreamPartitions partitions, short refusedErrorCode,
+                         short failedErrorCode, int sessionId, NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
+        merge.start(request, responses, topicKeys, partitions);
         short version = request.version();
         boolean flexible = request.flexible();
         TopicTable topics = request.topics();

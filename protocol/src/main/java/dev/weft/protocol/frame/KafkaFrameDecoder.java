@@ -88,7 +88,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
     // Everything below is touched on the channel's event loop only.
     private ChannelHandlerContext ctx;
     /** The incomplete frame's declared size, prefix included; -1 while its prefix is incomplete. */
-    private int partialFrameBytes = -1;
+    private long partialFrameBytes = -1;
     private int framesThisRead;
     /** Capacity of the buffers holding the incomplete frame, and of the last buffer that joined it. */
     private long heldBufferBytes;
@@ -177,7 +177,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
                 throw new FrameSizeException(size, maxFrameBytes, peerRole, String.valueOf(ctx.channel().remoteAddress()));
             }
             if (in.readableBytes() - SIZE_PREFIX_BYTES < size) {
-                partialFrameBytes = SIZE_PREFIX_BYTES + size;
+                partialFrameBytes = SIZE_PREFIX_BYTES + (long) size;
                 return; // wait for the rest of the frame
             }
             framesThisRead++;
@@ -194,7 +194,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
     /**
      * The cumulator: the reads' own buffers as a composite, except that an incomplete frame whose buffers
      * have grown to more than twice its bytes plus {@link #COMPACT_SLACK_BYTES} is copied into one buffer.
-     * Takes ownership of {@code cumulation} and {@code in}; returns the new cumulation.
+     * Takes ownership of {@code cumulation} and {@code in}; returns the new cumulation, retained (the decoder owns it).
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
         if (cumulation == in || !cumulation.isReadable()) {
@@ -203,15 +203,15 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
             return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         long held = heldBufferBytes + in.capacity();
-        int readable = cumulation.readableBytes() + in.readableBytes();
-        if (held <= 2L * readable + COMPACT_SLACK_BYTES) {
+        long readable = (long) cumulation.readableBytes() + in.readableBytes();
+        if (held <= 2L * readable + COMPACT_SLACK_BYTES || readable > Integer.MAX_VALUE - SIZE_PREFIX_BYTES) {
             lastBufferBytes = in.capacity();
             heldBufferBytes = held;
             return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         ByteBuf merged = null;
         try {
-            merged = alloc.buffer(readable);
+            merged = alloc.buffer((int) readable);
             merged.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
             merged.writeBytes(in, in.readerIndex(), in.readableBytes());
             lastBufferBytes = merged.capacity();
@@ -483,7 +483,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
      * The incomplete frame's size as its prefix declares it, prefix included; -1 when there is none or
      * its prefix is incomplete.
      */
-    public int partialFrameBytes() {
+    public long partialFrameBytes() {
         return bufferedBytes() == 0 ? -1 : partialFrameBytes;
     }
 

@@ -20,7 +20,7 @@ package dev.weft.protocol.frame;
  */
 public record PartialFrameTimeout(
         int bufferedBytes,
-        int frameBytes,
+        long frameBytes,
         long ageNanos,
         long timeoutNanos,
         boolean waitingForBudget,

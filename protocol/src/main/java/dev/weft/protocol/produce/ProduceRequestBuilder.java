@@ -1,6 +1,7 @@
 package dev.weft.protocol.produce;
 
 import dev.weft.protocol.skim.RequestSplitter;
+import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -18,11 +19,22 @@ import java.util.BitSet;
  *
  * <p>The header is the client's (client id and header tagged fields copied) with the given correlation
  * id, unless {@link #clientId(CharSequence)} sets another client id. Topic keys are the client's unless
- * {@link #topicKeys(UpstreamTopicKeys)} replaces some (topic weaving renames).
+ * {@link #topicKeys(UpstreamTopicKeys)} replaces some (topic weaving renames; per partition for partition
+ * weaving, one topic entry per distinct key), and partition indexes are the client's unless
+ * {@link #partitions(UpstreamPartitions)} renumbers some (partition weaving). Settings stay until changed;
+ * {@link #reset()} restores the defaults.
  *
  * <p>One instance per core, reused; not thread-safe.
  */
 public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestSkim> {
+
+    /** Back to copying the client id, every topic key and every partition index from the client's request. */
+    public ProduceRequestBuilder reset() {
+        clientId = null;
+        topicKeys = null;
+        partitions = null;
+        return this;
+    }
 
     /**
      * Sets the client id written into every request built from now on; null (the default) copies the
@@ -37,10 +49,23 @@ public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestS
      * Sets the topic keys written into every request built from now on: topic {@code t} of the skim goes
      * out under {@code keys.upstreamKey(t)} (an upstream name's UTF-8 bytes before v13, a 16-byte topic
      * id from v13) when that is not null, else under the client's key. Null (the default) writes every
-     * key as the client sent it. Kept by reference; stays until changed.
+     * key as the client sent it. When {@code keys} answers {@link UpstreamTopicKeys#keysPerPartition()},
+     * the key is asked per partition and each sub-request holds one topic entry per distinct key. Kept by
+     * reference; stays until changed or {@link #reset()}.
      */
     public ProduceRequestBuilder topicKeys(UpstreamTopicKeys keys) {
         this.topicKeys = keys;
+        return this;
+    }
+
+    /**
+     * Sets the partition indexes written into every request built from now on: partition {@code i} of
+     * the skim goes out as {@code partitions.upstreamPartition(i)} when that is not negative, else as the
+     * client's index (4 bytes of new metadata; records still a retained slice). Null (the default) writes
+     * every index as the client sent it. Kept by reference; stays until changed or {@link #reset()}.
+     */
+    public ProduceRequestBuilder partitions(UpstreamPartitions partitions) {
+        this.partitions = partitions;
         return this;
     }
 
@@ -83,7 +108,7 @@ public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestS
         ByteBuf src = skim.buffer();
         int records = skim.recordsOffset(i);
         int recordsEnd = records + Math.max(0, skim.recordsLength(i));
-        out.copy(src, skim.partitionOffset(i), records);          // index, records length
+        copyPartitionHead(skim, i, records);                       // index (maybe renumbered), records length
         out.appendSlice(src, records, recordsEnd - records);       // the batches: a retained slice
         out.copy(src, recordsEnd, skim.partitionEnd(i));           // partition tagged fields
     }

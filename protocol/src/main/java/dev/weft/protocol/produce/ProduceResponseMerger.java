@@ -4,6 +4,7 @@ import dev.weft.protocol.skim.FrameAssembler;
 import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.TopicTable;
+import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.protocol.skim.WireWrite;
 import io.netty.buffer.ByteBuf;
@@ -15,8 +16,9 @@ import io.netty.buffer.ByteBufAllocator;
  * <ul>
  *   <li>topics and partitions in the order of the client's request, each topic keyed by the client's
  *       own name (or topic id) bytes and each partition by the client's partition index; upstream
- *       results are found by the key that was sent upstream (the client's, or its replacement when the
- *       parts were built with {@link UpstreamTopicKeys});</li>
+ *       results are found by the key and partition index that were sent upstream (the client's, or their
+ *       replacements when the parts were built with {@link UpstreamTopicKeys} and
+ *       {@link UpstreamPartitions});</li>
  *   <li>each partition's result copied from the upstream response its route points at, with
  *       {@code current_leader.leader_id} mapped through the {@link NodeEndpointRewriter};</li>
  *   <li>a partition whose upstream failed (its response is {@code null}) or whose upstream response
@@ -75,10 +77,31 @@ public final class ProduceResponseMerger {
     public ByteBuf merge(ProduceRequestSkim request, int[] routeOf, ProduceResponseSkim[] responses,
                          UpstreamTopicKeys topicKeys, short failedErrorCode, NodeEndpointRewriter rewriter,
                          ByteBufAllocator alloc) {
-        merge.start(request, responses, topicKeys);
+        return merge(request, routeOf, responses, topicKeys, null, failedErrorCode, rewriter, alloc);
+    }
+
+    /**
+     * Merges the upstream responses of a split request whose parts were built with renamed topics and
+     * renumbered partitions ({@link ProduceRequestBuilder#topicKeys}, {@link ProduceRequestBuilder#partitions}:
+     * partition weaving): each request partition is matched in its upstream's response by the key sent
+     * for it (per partition when {@link UpstreamTopicKeys#keysPerPartition()}) and the partition index
+     * sent, and the merged response carries the client's own key and index, the rest of each partition's
+     * result (error, base offset, log append time, log start offset, record errors, error message, tagged
+     * fields) as the upstream wrote it, {@code current_leader.leader_id} mapped.
+     *
+     * @param topicKeys the keys the parts were built with (the same object, same answers), or null when
+     *     the client's keys were sent; kept only for the call
+     * @param partitions the partition indexes the parts were built with (same answers), or null when the
+     *     client's indexes were sent; kept only for the call
+     * @see #merge(ProduceRequestSkim, int[], ProduceResponseSkim[], short, NodeEndpointRewriter, ByteBufAllocator)
+     */
+    public ByteBuf merge(ProduceRequestSkim request, int[] routeOf, ProduceResponseSkim[] responses,
+                         UpstreamTopicKeys topicKeys, UpstreamPartitions partitions, short failedErrorCode,
+                         NodeEndpointRewriter rewriter, ByteBufAllocator alloc) {
+        merge.start(request, responses, topicKeys, partitions);
         short version = request.version();
         boolean flexible = request.flexible();
-        int partitions = request.partitionCount();
+        int partitionCount = request.partitionCount();
 
         // pass 1: find each partition's result and size the metadata
         int errorEntry = errorEntryBytes(version);
@@ -88,7 +111,7 @@ public final class ProduceResponseMerger {
         for (int t = 0; t < topics.count(); t++) {
             metadata += topics.keyEnd(t) - topics.entryOffset(t) + 5 + 1;
         }
-        for (int i = 0; i < partitions; i++) {
+        for (int i = 0; i < partitionCount; i++) {
             int route = routeOf == null ? -1 : routeOf[i];
             ProduceResponseSkim response = route >= 0 && route < responses.length ? responses[route] : null;
             int j = response == null ? -1 : merge.find(request, i, response, route);

@@ -8,13 +8,15 @@ import java.util.Arrays;
  * answers each partition of the client's request, the largest throttle time, the union of the
  * upstreams' node endpoints, and the response header and top-level tagged fields of the merged frame.
  *
- * <p>Partitions are matched by the topic key bytes that were <em>sent</em> upstream and the partition
- * index: the {@link UpstreamTopicKeys} replacement when the request was built with one for that topic,
- * else the client's own key. (Upstream responses carry names before Produce/Fetch v13 and topic ids
- * from v13, as the requests do.) The merged response is still written under the client's key by the
- * mergers. Each route keeps a hint (where its next partition is expected), so responses in request
- * order match in one probe and reordered ones still match by a scan. Primitive arrays, grown on demand and reused: nothing is
- * allocated per partition. Holds the upstream buffers (borrowed) until {@link #clear()}. One per
+ * <p>Partitions are matched by the topic key bytes and the partition index that were <em>sent</em>
+ * upstream: the {@link UpstreamTopicKeys} replacement when the request was built with one for that topic
+ * (or that partition, {@link UpstreamTopicKeys#keysPerPartition()}), else the client's own key; the
+ * {@link UpstreamPartitions} index when the request was built with one for that partition, else the
+ * client's. (Upstream responses carry names before Produce/Fetch v13 and topic ids from v13, as the
+ * requests do.) The merged response is still written under the client's key and index by the mergers.
+ * Each route keeps a hint (where its next partition is expected), so responses in request order match in
+ * one probe and reordered ones (also parts whose partitions were grouped by per-partition key) still
+ * match by a scan. Primitive arrays, grown on demand and reused: nothing is allocated per partition. Holds the upstream buffers (borrowed) until {@link #clear()}. One per
  * merger; not thread-safe.
  */
 public final class MergeBookkeeping {
@@ -28,6 +30,10 @@ public final class MergeBookkeeping {
     private int endpointBytes;
     /** The keys the request was built with, or null: the client's keys were sent. Until {@link #clear()}. */
     private UpstreamTopicKeys sentKeys;
+    /** True when {@link #sentKeys} are per partition. */
+    private boolean keysPerPartition;
+    /** The partition indexes the request was built with, or null: the client's were sent. Until {@link #clear()}. */
+    private UpstreamPartitions sentPartitions;
 
     /**
      * Checks that every response has the request's version and readies the tables for {@code request}.
@@ -44,6 +50,16 @@ public final class MergeBookkeeping {
      * Kept by reference until {@link #clear()}.
      */
     public void start(RequestSkim request, ResponseSkim[] responses, UpstreamTopicKeys sentKeys) {
+        start(request, responses, sentKeys, null);
+    }
+
+    /**
+     * As {@link #start(RequestSkim, ResponseSkim[], UpstreamTopicKeys)}, for a request whose parts were
+     * also built with {@code sentPartitions} (null: the client's indexes were sent): {@link #find} then
+     * matches by the sent key and the sent index. Both kept by reference until {@link #clear()}.
+     */
+    public void start(RequestSkim request, ResponseSkim[] responses, UpstreamTopicKeys sentKeys,
+                      UpstreamPartitions sentPartitions) {
         for (ResponseSkim response : responses) {
             if (response != null && response.version() != request.version()) {
                 throw new IllegalArgumentException(request.api + " response v" + response.version()
@@ -59,17 +75,19 @@ public final class MergeBookkeeping {
         }
         Arrays.fill(hint, 0, responses.length, 0);
         this.sentKeys = sentKeys;
+        this.keysPerPartition = sentKeys != null && sentKeys.keysPerPartition();
+        this.sentPartitions = sentPartitions;
     }
 
-    /** The partition of {@code response} (from route {@code route}) that answers request partition {@code i}, or -1. */
     /**
      * The partition of {@code response} (from route {@code route}) that answers request partition
-     * {@code i}, or -1: same partition index, and the topic key sent upstream (see {@link #start}).
+     * {@code i}, or -1: the partition index and the topic key sent upstream (see {@link #start}).
      */
     public int find(RequestSkim request, int i, ResponseSkim response, int route) {
-        int index = request.partitionIndex(i);
+        int index = UpstreamPartitions.sent(sentPartitions, request, i);
         int topic = request.partitionTopic(i);
-        byte[] sent = sentKeys == null ? null : sentKeys.upstreamKey(topic);
+        byte[] sent = sentKeys == null ? null
+                : keysPerPartition ? sentKeys.upstreamKey(topic, i) : sentKeys.upstreamKey(topic);
         int expected = hint[route];
         if (expected < response.partitionCount() && matches(request, topic, sent, index, response, expected)) {
             hint[route] = expected + 1;
@@ -151,9 +169,11 @@ public final class MergeBookkeeping {
         }
     }
 
-    /** Drops the references to upstream buffers, rewriter strings and the sent keys. */
+    /** Drops the references to upstream buffers, rewriter strings and the sent keys and indexes. */
     public void clear() {
         union.clear();
         sentKeys = null;
+        keysPerPartition = false;
+        sentPartitions = null;
     }
 }

@@ -19,6 +19,15 @@ import java.util.BitSet;
  * client's — a (compact) string length and the name bytes, or the 16 bytes of a topic id, as the
  * version asks — and everything else of the topic entry is still the client's bytes.
  *
+ * <p>Partition weaving: with {@link #partitions} set, each sent partition entry's leading int32 is the
+ * {@link UpstreamPartitions#upstreamPartition(int)} index (4 new bytes; the rest of the entry is the
+ * client's, records as retained slices). With {@link #topicKeys} answering
+ * {@link UpstreamTopicKeys#keysPerPartition()}, the key is asked per chosen partition and the topics
+ * array holds one entry per distinct key (by content; the client's key counts as its bytes) instead of
+ * one per client topic: the entries in the order their first partition comes in the client's request,
+ * each with its partitions in the client's order and the topic tagged fields of the client topic of its
+ * first partition. Grouping is allocation-free (a reused open-addressing table of primitive arrays).
+ *
  * <p>The output is a whole frame, size prefix included, from a {@link FrameAssembler}; if writing
  * fails half-way everything taken is released. One instance per core, reused; not thread-safe.
  *
@@ -31,7 +40,23 @@ public abstract class RequestSplitter<S extends RequestSkim> {
     protected CharSequence clientId;
     /** The upstream topic keys, or null to send every topic key as the client sent it. Kept by reference. */
     protected UpstreamTopicKeys topicKeys;
+    /** The upstream partition indexes, or null to send every index as the client sent it. Kept by reference. */
+    protected UpstreamPartitions partitions;
     private int[] selectedPerTopic = new int[16];
+
+    // grouping by per-partition key: groups in creation order, partitions chained per group
+    private int groupCount;
+    private int[] groupTopic = new int[16];
+    private int[] groupHash = new int[16];
+    private int[] groupSize = new int[16];
+    private int[] groupHead = new int[16];
+    private int[] groupTail = new int[16];
+    private byte[][] groupKey = new byte[16][];
+    /** Per flat partition index: the next partition of its group, or -1. */
+    private int[] nextInGroup = new int[16];
+    /** Open addressing over the groups by key hash: group + 1, 0 for empty. */
+    private int[] slots = new int[32];
+    private int slotMask;
 
     protected RequestSplitter() {
     }
@@ -54,6 +79,9 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         }
         UpstreamTopicKeys keys = topicKeys;
         boolean topicIds = skim.usesTopicIds();
+        if (keys != null && keys.keysPerPartition()) {
+            return splitByPartitionKey(skim, keys, bits, routeOf, route, correlationId, alloc);
+        }
         int chosenTopics = 0;
         long keyGrowth = 0;
         for (int t = 0; t < topicCount; t++) {
@@ -106,6 +134,165 @@ public abstract class RequestSplitter<S extends RequestSkim> {
             out.abort();
             throw e;
         }
+    }
+
+    /**
+     * {@link #split} when keys are per partition: the chosen partitions grouped by the key sent for each,
+     * one topic entry per group.
+     */
+    private ByteBuf splitByPartitionKey(S skim, UpstreamTopicKeys keys, BitSet bits, int[] routeOf, int route,
+                                        int correlationId, ByteBufAllocator alloc) {
+        ByteBuf src = skim.buffer();
+        TopicTable topics = skim.topics;
+        boolean flexible = skim.flexible();
+        boolean topicIds = skim.usesTopicIds();
+        startGroups(skim.partitionCount());
+        long keyGrowth = 0;
+        try {
+            for (int t = 0; t < topics.count(); t++) {
+                int first = topics.firstPartition(t);
+                int last = -1;
+                boolean topicBudgetUsed = false;
+                for (int i = first; i < first + topics.partitionCount(t); i++) {
+                    if (!(bits != null ? bits.get(i) : routeOf[i] == route)) {
+                        continue;
+                    }
+                    byte[] key = keys.upstreamKey(t, i);
+                    int g;
+                    if (last >= 0 && groupKey[last] == key && (key != null || groupTopic[last] == t)) {
+                        g = last;                                   // the usual case: same key as the previous one
+                    } else {
+                        int before = groupCount;
+                        g = group(src, topics, t, key);
+                        if (g == before) {
+                            // a new topic entry: the client's topic entry bytes are in the hint once per topic
+                            int size = key == null ? topics.keyEnd(t) - topics.entryOffset(t)
+                                    : encodedKeySize(skim, t, key, topicIds, flexible);
+                            if (topicBudgetUsed) {
+                                keyGrowth += size + 5L + topics.endOffset(t) - topics.taggedOffset(t);
+                            } else {
+                                keyGrowth += Math.max(0, size - (topics.keyEnd(t) - topics.entryOffset(t)));
+                                topicBudgetUsed = true;
+                            }
+                        }
+                    }
+                    nextInGroup[i] = -1;
+                    if (groupSize[g]++ == 0) {
+                        groupHead[g] = i;
+                    } else {
+                        nextInGroup[groupTail[g]] = i;
+                    }
+                    groupTail[g] = i;
+                    last = g;
+                }
+            }
+            RequestHeaderView header = skim.header();
+            long hint = metadataBytesHint(skim, RequestHeaderCopy.size(header, clientId)) + keyGrowth;
+            out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, hint));
+            try {
+                RequestHeaderCopy.write(out, header, correlationId, clientId);
+                writeBeforeTopics(skim);
+                WireWrite.writeArrayLength(out.meta(5), flexible, groupCount);
+                for (int g = 0; g < groupCount; g++) {
+                    int t = groupTopic[g];
+                    byte[] key = groupKey[g];
+                    if (key == null) {
+                        out.copy(src, topics.entryOffset(t), topics.keyEnd(t));  // the client's key, as encoded
+                    } else {
+                        writeKey(key, topicIds, flexible);
+                    }
+                    WireWrite.writeArrayLength(out.meta(5), flexible, groupSize[g]);
+                    for (int i = groupHead[g]; i >= 0; i = nextInGroup[i]) {
+                        writePartition(skim, i);
+                    }
+                    out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
+                }
+                writeAfterTopics(skim);
+                return out.finish();
+            } catch (RuntimeException | Error e) {
+                out.abort();
+                throw e;
+            }
+        } finally {
+            Arrays.fill(groupKey, 0, groupCount, null); // keep no reference to the caller's keys
+            groupCount = 0;
+        }
+    }
+
+    /** Readies the group tables for a request of {@code partitionCount} partitions. */
+    private void startGroups(int partitionCount) {
+        groupCount = 0;
+        if (nextInGroup.length < partitionCount) {
+            nextInGroup = new int[Math.max(partitionCount, nextInGroup.length * 2)];
+        }
+        int table = Math.max(16, Integer.highestOneBit(Math.max(1, partitionCount) * 2 - 1) << 1);
+        if (slots.length < table) {
+            slots = new int[table];
+        }
+        Arrays.fill(slots, 0, table, 0);
+        slotMask = table - 1;
+    }
+
+    /**
+     * The group of partitions sent under {@code key} (null: the client's key of topic {@code t}), added
+     * when new. Keys are equal when their bytes are.
+     */
+    private int group(ByteBuf src, TopicTable topics, int t, byte[] key) {
+        int hash = key != null ? TopicTable.keyHash(key) : TopicTable.keyHash(src, topics, t);
+        int slot = hash & slotMask;
+        for (int s; (s = slots[slot]) != 0; slot = (slot + 1) & slotMask) {
+            int g = s - 1;
+            if (groupHash[g] == hash && sameKey(src, topics, g, t, key)) {
+                return g;
+            }
+        }
+        if (groupCount == groupTopic.length) {
+            int n = groupCount * 2;
+            groupTopic = Arrays.copyOf(groupTopic, n);
+            groupHash = Arrays.copyOf(groupHash, n);
+            groupSize = Arrays.copyOf(groupSize, n);
+            groupHead = Arrays.copyOf(groupHead, n);
+            groupTail = Arrays.copyOf(groupTail, n);
+            groupKey = Arrays.copyOf(groupKey, n);
+        }
+        int g = groupCount++;
+        groupTopic[g] = t;
+        groupHash[g] = hash;
+        groupSize[g] = 0;
+        groupKey[g] = key;
+        slots[slot] = g + 1;
+        return g;
+    }
+
+    /** True when group {@code g} is sent under the same key bytes as {@code key} (null: topic {@code t}'s own). */
+    private boolean sameKey(ByteBuf src, TopicTable topics, int g, int t, byte[] key) {
+        byte[] own = groupKey[g];
+        int ownTopic = groupTopic[g];
+        if (own != null && key != null) {
+            return own == key || Arrays.equals(own, key);
+        }
+        if (own == null && key == null) {
+            return ownTopic == t || TopicTable.sameKey(src, topics, ownTopic, src, topics, t);
+        }
+        return own == null ? TopicTable.sameKey(src, topics, ownTopic, key) : TopicTable.sameKey(src, topics, t, own);
+    }
+
+    /**
+     * Copies partition {@code i}'s entry from its start up to {@code to} (not past its records field) into
+     * the frame, its leading int32 the {@linkplain #partitions upstream index} when one is set: 4 new
+     * bytes and the client's bytes after them. Borrows the skim's frame.
+     */
+    protected final void copyPartitionHead(S skim, int i, int to) {
+        ByteBuf src = skim.buffer();
+        int from = skim.partitionOffset(i);
+        int upstream = partitions == null ? UpstreamPartitions.CLIENT_INDEX : partitions.upstreamPartition(i);
+        if (upstream < 0) {
+            out.copy(src, from, to);
+            return;
+        }
+        ByteBuf meta = out.meta(to - from);
+        meta.writeInt(upstream);
+        meta.writeBytes(src, from + Integer.BYTES, to - from - Integer.BYTES);
     }
 
     /**

@@ -170,6 +170,45 @@ public final class TopicTable {
         return true;
     }
 
+    /**
+     * A hash of the raw key bytes {@code key} (no length prefix), equal to {@link #keyHash(ByteBuf,
+     * TopicTable, int)} of a topic with the same key bytes. Allocates nothing.
+     */
+    public static int keyHash(byte[] key) {
+        int len = key.length;
+        long h = len;
+        int k = 0;
+        for (; k + Long.BYTES <= len; k += Long.BYTES) {
+            h = h * 0x9E3779B97F4A7C15L + (long) LONGS.get(key, k);
+        }
+        for (; k < len; k++) {
+            h = h * 31 + key[k];
+        }
+        return mix(h);
+    }
+
+    /** A hash of topic {@code t}'s key bytes in {@code b}: see {@link #keyHash(byte[])}. */
+    public static int keyHash(ByteBuf b, TopicTable tb, int t) {
+        int len = tb.keyLength[t];
+        int at = tb.keyOffset[t];
+        long h = len;
+        int k = 0;
+        for (; k + Long.BYTES <= len; k += Long.BYTES) {
+            h = h * 0x9E3779B97F4A7C15L + b.getLong(at + k);
+        }
+        for (; k < len; k++) {
+            h = h * 31 + b.getByte(at + k);
+        }
+        return mix(h);
+    }
+
+    private static int mix(long h) {
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        return (int) h;
+    }
+
     private void grow() {
         int n = entryOffset.length * 2;
         entryOffset = Arrays.copyOf(entryOffset, n);

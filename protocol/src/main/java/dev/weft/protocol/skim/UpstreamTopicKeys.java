@@ -21,8 +21,18 @@ import org.apache.kafka.common.Uuid;
  * hands out the same arrays for every request, so nothing is allocated per request or partition. The
  * arrays are read, never written or kept, by the builders and mergers.
  *
- * <p>Implementations are asked on the event loop, once per chosen topic per split and once or a few
- * times per partition per merge: keep {@link #upstreamKey(int)} an array lookup. A key of the wrong kind
+ * <p><b>Per partition</b> (partition weaving, DESIGN §1): the partitions of one client topic may live in
+ * different upstream topics — {@code orders} 0..2 in {@code orders-us}, 3..5 in {@code orders-eu} —
+ * and two of them can go to the same upstream. An implementation then answers
+ * {@link #keysPerPartition()} true and {@link #upstreamKey(int, int)} per partition; the builders write
+ * one upstream topic entry per distinct key (by content) in each sub-request, its partitions in the
+ * client's order, and the mergers match each partition by the key asked for it. Otherwise
+ * {@link #upstreamKey(int, int)} is the topic's key and the builders write one topic entry per client
+ * topic, as before. Usually combined with {@link UpstreamPartitions} (the partition index sent).
+ *
+ * <p>Implementations are asked on the event loop, once per chosen topic (or, per partition, once per
+ * chosen partition) per split and once or a few times per partition per merge: keep
+ * {@link #upstreamKey(int)} and {@link #upstreamKey(int, int)} array lookups. A key of the wrong kind
  * (not 16 bytes where topic ids are used, or a name longer than 32767 bytes) is refused with an
  * {@link IllegalArgumentException} when the request is built.
  */
@@ -36,11 +46,55 @@ public interface UpstreamTopicKeys {
     byte[] upstreamKey(int t);
 
     /**
+     * The key to send upstream for partition {@code i} (flat index, 0..{@code partitionCount()-1}, wire
+     * order) of topic {@code t} (its topic, {@code partitionTopic(i)}), or null to send the client's own
+     * key of {@code t}. Asked by the builders and mergers only when {@link #keysPerPartition()} (else
+     * they ask {@link #upstreamKey(int)}). By default the topic's key.
+     */
+    default byte[] upstreamKey(int t, int i) {
+        return upstreamKey(t);
+    }
+
+    /**
+     * True when {@link #upstreamKey(int, int)} may differ between partitions of one topic (the builders
+     * then group each sub-request's partitions by key). Asked once per split; may change between
+     * requests (e.g. true only for plans that renumber a woven topic), but must answer the same for a
+     * request's split and its merge. False by default.
+     */
+    default boolean keysPerPartition() {
+        return false;
+    }
+
+    /**
      * Keys by topic index from an array the caller owns and may refill between requests (kept by
      * reference): {@code keys[t]}, or null past its end.
      */
     static UpstreamTopicKeys of(byte[][] keys) {
         return t -> t < keys.length ? keys[t] : null;
+    }
+
+    /**
+     * Keys by flat partition index from an array the caller owns and may refill between requests (kept
+     * by reference): partition {@code i} goes out under {@code keys[i]} (null, or past its end: the
+     * client's key of its topic). {@link #keysPerPartition()} is true.
+     */
+    static UpstreamTopicKeys perPartition(byte[][] keys) {
+        return new UpstreamTopicKeys() {
+            @Override
+            public byte[] upstreamKey(int t) {
+                return null;
+            }
+
+            @Override
+            public byte[] upstreamKey(int t, int i) {
+                return i < keys.length ? keys[i] : null;
+            }
+
+            @Override
+            public boolean keysPerPartition() {
+                return true;
+            }
+        };
     }
 
     /** The key for an upstream topic name: its UTF-8 bytes (allocates: precompute it). */

@@ -230,7 +230,7 @@ class FetchResponseMergerTest {
     }
 
     /** Flip a record byte in an upstream frame: the merged frame sees it, so it was sliced, not copied. */
-    private static void assertRecordsAreSlices(FetchResponseSkim[] answers, ByteBuf[] frames, ByteBuf merged) {
+    static void assertRecordsAreSlices(FetchResponseSkim[] answers, ByteBuf[] frames, ByteBuf merged) {
         for (int r = 0; r < answers.length; r++) {
             FetchResponseSkim skim = answers[r];
             if (skim == null || skim.errorCode() != 0) {

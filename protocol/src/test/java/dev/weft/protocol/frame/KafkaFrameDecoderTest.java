@@ -182,6 +182,58 @@ class KafkaFrameDecoderTest {
     }
 
     @Test
+    void sparseReadsAreCompactedSoAnIncompleteFrameNeverPinsMuchMoreThanItsBytes() {
+        // A client trickling one byte per TCP segment: each read lands in a 4 KiB buffer. Kept as a
+        // composite of those buffers, 32 KiB of frame would pin 128 MiB.
+        EmbeddedChannel trickle = new EmbeddedChannel(new KafkaFrameDecoder(1 << 20, "client", true));
+        KafkaFrameDecoder decoder = trickle.pipeline().get(KafkaFrameDecoder.class);
+        try {
+            byte[] body = new byte[32 * 1024];
+            new SplittableRandom(11).nextBytes(body);
+            byte[] wire = withPrefix(body);
+            long mostHeld = 0;
+            for (int i = 0; i < wire.length - 1; i++) {
+                trickle.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer(4096).writeByte(wire[i]));
+                long held = decoder.heldBufferBytes();
+                mostHeld = Math.max(mostHeld, held);
+                assertTrue(held <= 2L * decoder.bufferedBytes() + KafkaFrameDecoder.COMPACT_SLACK_BYTES + 4096,
+                        "after " + (i + 1) + " one-byte reads the buffers hold " + held + " bytes");
+            }
+            assertTrue(mostHeld >= KafkaFrameDecoder.COMPACT_SLACK_BYTES, "it did grow before compacting: " + mostHeld);
+            assertNull(trickle.readInbound());
+            trickle.writeInbound(oneByte(wire[wire.length - 1]));
+            assertFrame(wire, trickle.readInbound());
+            assertEquals(0, decoder.heldBufferBytes());
+        } finally {
+            trickle.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void denseReadsAreNeverCopied() {
+        EmbeddedChannel bulk = new EmbeddedChannel(new KafkaFrameDecoder(1 << 20, "client", true));
+        KafkaFrameDecoder decoder = bulk.pipeline().get(KafkaFrameDecoder.class);
+        try {
+            byte[] body = new byte[512 * 1024];
+            new SplittableRandom(13).nextBytes(body);
+            byte[] wire = withPrefix(body);
+            int chunk = 64 * 1024;
+            int at = 0;
+            while (wire.length - at > chunk) {
+                bulk.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer(chunk, chunk).writeBytes(wire, at, chunk));
+                at += chunk;
+                // The buffers hold exactly the frame's bytes: they are the reads' own, not a copy.
+                assertEquals(decoder.bufferedBytes(), decoder.heldBufferBytes());
+            }
+            ByteBuf last = PooledByteBufAllocator.DEFAULT.directBuffer(wire.length - at).writeBytes(wire, at, wire.length - at);
+            bulk.writeInbound(last);
+            assertFrame(wire, bulk.readInbound());
+        } finally {
+            bulk.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void rejectsANonPositiveLimit() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new KafkaFrameDecoder(0, "client"));
         assertEquals("maxFrameBytes must be positive, was 0", e.getMessage());

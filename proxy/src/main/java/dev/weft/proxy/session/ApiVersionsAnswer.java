@@ -103,7 +103,15 @@ final class ApiVersionsAnswer {
         List<ApiVersionsResponseData> upstream = new ArrayList<>();
         for (int r = 0; r < answers.length; r++) {
             if (answers[r].failed() || ((ApiVersionsResponseData) answers[r].body()).errorCode() != 0) {
-                session.failed("cannot answer ApiVersions: cluster '" + runtime.routeName(r) + "' did not say which versions it supports",
+                ApiVersionsResponseData stale = cached;
+                if (stale != null) {
+                    // A cluster not answering now (a broker down) does not change what it supports: the
+                    // last answer serves until it does; the next ApiVersions asks again.
+                    respond(session, slot, correlationId, version, stale);
+                    session.flushClient();
+                    return;
+                }
+                session.failedQuietly("cannot answer ApiVersions: cluster '" + runtime.routeName(r) + "' did not say which versions it supports",
                         new IllegalStateException(answers[r].failed() ? answers[r].reason()
                                 : Errors.forCode(((ApiVersionsResponseData) answers[r].body()).errorCode()).name()));
                 return;

@@ -31,7 +31,7 @@ final class ColdExchange {
                 .setClientId(clientId)
                 .setCorrelationId(0);
         ByteBuf out = ColdCodec.writeRequest(session.client.alloc(), h, part.body());
-        session.metrics.requestForwarded(part.apiKey(), out.readableBytes());
+        // counted per broker (weft_upstream_requests_total); weft_requests_total counts client requests
         link.send(out, new UpstreamLink.Exchange() {
             @Override
             public void onResponse(ByteBuf response, int tag) {

@@ -41,6 +41,8 @@ final class HotFetch {
     HotFetch(Session session) {
         this.session = session;
         this.plans = new RoutePlanPool(session.topicNames);
+        this.buildPart = t -> builder.build(skim, splitting.targetOf(), t, 0, session.client.alloc());
+        this.releaseSplitting = () -> plans.release(splitting);
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
     }
 
@@ -85,10 +87,8 @@ final class HotFetch {
         // The client's max_bytes bounds the merged answer: each part gets its share (a broker still
         // returns at least one batch, as it does for the client).
         builder.maxBytes(targets > 1 ? Math.max(1, (int) Math.ceil(skim.maxBytes() / (double) targets)) : skim.maxBytes());
-        for (int t = 0; t < plan.targetCount(); t++) {
-            ByteBuf out = builder.topicKeys(plan).build(skim, plan.targetOf(), t, 0, session.client.alloc());
-            session.linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(out, answer, t);
-        }
+        builder.topicKeys(plan).partitions(plan);
+        sendParts(plan, answer, frame);
     }
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */
@@ -120,10 +120,24 @@ final class HotFetch {
             }
         }
         try {
-            return merger.merge(skim, plan.targetOf(), in, plan, refusal, missing, NO_SESSION,
+            return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, missing, NO_SESSION,
                     session.targetEndpoints.of(plan), session.client.alloc());
         } finally {
             java.util.Arrays.fill(in, null);
+        }
+    }
+
+    /** The plan being split: what the two reused functions below read (no capturing lambda per request). */
+    private RoutePlan splitting;
+    private final java.util.function.IntFunction<ByteBuf> buildPart;
+    private final Runnable releaseSplitting;
+
+    private boolean sendParts(RoutePlan plan, SplitAnswer answer, ByteBuf frame) {
+        splitting = plan;
+        try {
+            return session.sendParts(plan, buildPart, answer, frame, releaseSplitting, "Fetch");
+        } finally {
+            splitting = null;
         }
     }
 

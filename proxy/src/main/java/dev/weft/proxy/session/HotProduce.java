@@ -43,6 +43,8 @@ final class HotProduce {
     HotProduce(Session session) {
         this.session = session;
         this.plans = new RoutePlanPool(session.topicNames);
+        this.buildPart = t -> builder.build(skim, splitting.targetOf(), t, 0, session.client.alloc());
+        this.releaseSplitting = () -> plans.release(splitting);
     }
 
     /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
@@ -90,9 +92,9 @@ final class HotProduce {
             return true;
         }
         SplitAnswer answer = expectsResponse ? new ProduceMerge(slot, frame, plan, refusal) : null;
-        for (int t = 0; t < plan.targetCount(); t++) {
-            ByteBuf out = builder.topicKeys(plan).build(skim, plan.targetOf(), t, 0, session.client.alloc());
-            session.linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(out, answer, t);
+        builder.topicKeys(plan).partitions(plan);
+        if (!sendParts(plan, answer, frame)) {
+            return true;
         }
         if (!expectsResponse) {
             plans.release(plan);
@@ -178,9 +180,23 @@ final class HotProduce {
             }
         }
         try {
-            return merger.merge(skim, plan.targetOf(), in, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());
+            return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());
         } finally {
             java.util.Arrays.fill(in, null);
+        }
+    }
+
+    /** The plan being split: what the two reused functions below read (no capturing lambda per request). */
+    private RoutePlan splitting;
+    private final java.util.function.IntFunction<ByteBuf> buildPart;
+    private final Runnable releaseSplitting;
+
+    private boolean sendParts(RoutePlan plan, SplitAnswer answer, ByteBuf frame) {
+        splitting = plan;
+        try {
+            return session.sendParts(plan, buildPart, answer, frame, releaseSplitting, "Produce");
+        } finally {
+            splitting = null;
         }
     }
 

@@ -303,6 +303,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
         }
         metrics.requestForwarded(apiKey, frame.readableBytes());
         int slot = slots.open(apiKey, version, correlationId, System.nanoTime());
+        if (slots.size() >= settings.maxInflightRequests()) {
+            updateClientReading(); // at the cap: stop reading now, not one read batch later
+        }
         try {
             switch (route) {
                 case FORWARD -> forward(frame, slot, apiKey, version);
@@ -360,6 +363,46 @@ public final class Session extends ChannelInboundHandlerAdapter {
                 }
             }
         }
+    }
+
+    private ByteBuf[] parts = new ByteBuf[4];
+
+    /**
+     * Sends one part per target of {@code plan}, each built by {@code build} (a sub-request around
+     * retained slices of the client's frame), to its target's link, with {@code answer} (null: none
+     * expected). Every part is built before any is sent: a part that cannot be built (a request the
+     * skim read but a builder refuses) releases what was built, the client's frame and the plan, and
+     * closes the connection with a log line — nothing half-sent, nothing leaked.
+     *
+     * @return false when the request could not be split (already handled)
+     */
+    boolean sendParts(RoutePlan plan, java.util.function.IntFunction<ByteBuf> build, UpstreamLink.Exchange answer,
+            ByteBuf frame, Runnable releasePlan, String api) {
+        int n = plan.targetCount();
+        if (parts.length < n) {
+            parts = new ByteBuf[Math.max(n, parts.length * 2)];
+        }
+        int built = 0;
+        try {
+            for (; built < n; built++) {
+                parts[built] = build.apply(built);
+            }
+        } catch (RuntimeException e) {
+            for (int i = 0; i < built; i++) {
+                parts[i].release();
+                parts[i] = null;
+            }
+            frame.release();
+            releasePlan.run();
+            failed("cannot split a " + api + " request", e);
+            return false;
+        }
+        for (int t = 0; t < n; t++) {
+            ByteBuf part = parts[t];
+            parts[t] = null;
+            linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(part, answer, t);
+        }
+        return true;
     }
 
     /** The link for a plan's target: the bound link for {@link RoutePlan#OWN_BROKER}, else that broker of the leaf. */
@@ -504,7 +547,9 @@ public final class Session extends ChannelInboundHandlerAdapter {
         if (client == null || closed) {
             return;
         }
-        boolean read = !draining && pending.isEmpty() && canHandle() && links.allWritable();
+        // A client that does not read its answers stops being read: its answers are bounded by the
+        // in-flight cap (its upstream links also stop being read, see channelWritabilityChanged).
+        boolean read = !draining && pending.isEmpty() && canHandle() && links.allWritable() && client.isWritable();
         if (client.config().isAutoRead() != read) {
             client.config().setAutoRead(read);
         }
@@ -525,6 +570,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         links.setAutoRead(ctx.channel().isWritable());
+        updateClientReading();
         ctx.fireChannelWritabilityChanged();
     }
 
@@ -566,6 +612,15 @@ public final class Session extends ChannelInboundHandlerAdapter {
     void logRefusal(String message) {
         LOG.warn("{}: refused: {}", describe(), message);
         metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, (short) -1);
+    }
+
+    /** The proxy cannot answer a request now (an upstream is unreachable): WARN without a stack trace, close. */
+    void failedQuietly(String what, Throwable cause) {
+        if (!closed) {
+            LOG.warn("{}: {}: {}; closing so the client retries", describe(), what, cause.getMessage());
+            metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_UNREACHABLE, (short) -1);
+            close();
+        }
     }
 
     /** A planner or rewrite failed on a response it could not handle: a bug or a broker out of spec. */

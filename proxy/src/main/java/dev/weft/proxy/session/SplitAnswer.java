@@ -114,6 +114,9 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
         anyFailed = true;
         if (--remaining == 0) {
             finish();
+            // A failure comes from a link closing or not connecting, not from a read of it: nothing else
+            // flushes this answer (the client would wait for its request timeout).
+            session.flushClient();
         }
     }
 

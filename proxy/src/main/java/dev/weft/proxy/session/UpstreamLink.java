@@ -206,6 +206,11 @@ final class UpstreamLink {
                 : "connection to broker " + where() + " failed: " + (errorDetail != null ? errorDetail : closeReason);
     }
 
+    /** True once the connection was made. */
+    boolean everConnected() {
+        return channel != null;
+    }
+
     /** True when the broker ended a working connection (it closed the socket). */
     boolean closedByBroker() {
         return byBroker;

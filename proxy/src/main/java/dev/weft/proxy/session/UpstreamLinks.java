@@ -7,14 +7,28 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The upstream connections of one woven session: its own broker's (if it is a broker connection),
- * one to "any broker" per route (Metadata, admin requests), and one per other real broker it had to
- * reach (coordinators). Opened on first use, on the session's event loop; a broken one is dropped
- * and opened again by the next request that needs it.
+ * The upstream connections of one session: its own broker's (a broker port's, or for a bootstrap
+ * connection of a forwarding router one broker of the first route), one to "any broker" per route
+ * (Metadata, admin requests), and one per other real broker it reaches (split parts in the collapsed
+ * topology, coordinators). Opened on first use, on the session's event loop; a broken one is tried
+ * again after a backoff.
+ *
+ * <p>Per session, not shared by the sessions of a core (DESIGN §3 sketches per-core connections):
+ * a Kafka broker processes the requests of one connection one at a time, in order, so a shared
+ * connection would put every client's Produce behind another client's long-polling Fetch or a
+ * JoinGroup waiting for its rebalance. One connection per client and broker keeps clients independent,
+ * as they are when they connect to the brokers directly.
  */
 final class UpstreamLinks implements UpstreamLink.Owner {
 
     private static final int ANY = -1;
+    /** Connection events go to the sessions' logger (one logger for client and upstream connection life). */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Session.class);
+    /** After a link failed, requests for its broker fail at once for this long before it is tried again. */
+    private static final long RETRY_FIRST_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long RETRY_MAX_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+    /** Per failed (route, broker): when it may be tried again, and the current backoff. */
+    private final Map<Long, long[]> retry = new HashMap<>();
 
     private final Session session;
     private final Map<Long, UpstreamLink> byKey = new HashMap<>();
@@ -81,6 +95,10 @@ final class UpstreamLinks implements UpstreamLink.Owner {
     private UpstreamLink link(int route, int nodeId) {
         UpstreamLink l = byKey.get(key(route, nodeId));
         if (l == null || l.isClosed()) {
+            long[] backoff = retry.get(key(route, nodeId));
+            if (l != null && backoff != null && backoff[0] - System.nanoTime() > 0) {
+                return l; // failed a moment ago: what is sent fails at once (retriable), no connect storm
+            }
             l = open(route, nodeId);
         }
         return l;
@@ -155,7 +173,11 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     @Override
     public void onLinkClosed(UpstreamLink link) {
-        byKey.values().remove(link);
+        if (link != own && link != boundAny && !session.isClosed()) {
+            backOff(link);
+        } else {
+            byKey.values().remove(link);
+        }
         if (link.countedUnwritable) {
             link.countedUnwritable = false;
             unwritable--;
@@ -168,6 +190,36 @@ final class UpstreamLinks implements UpstreamLink.Owner {
             session.onOwnLinkEnded(link);
         } else {
             session.onLinkWritabilityChanged();
+        }
+    }
+
+    /**
+     * A link the session opened for a part of its requests failed (not its own: that closes the client):
+     * it stays (closed) in the map for a backoff, during which what is sent to that broker fails at once
+     * (retriable per partition, e.g. NOT_LEADER_OR_FOLLOWER), then the next request opens a new one. The
+     * backoff doubles while connecting keeps failing; one log line per outage, not per attempt.
+     */
+    private void backOff(UpstreamLink link) {
+        long k = Long.MIN_VALUE;
+        for (Map.Entry<Long, UpstreamLink> e : byKey.entrySet()) {
+            if (e.getValue() == link) {
+                k = e.getKey();
+            }
+        }
+        if (k == Long.MIN_VALUE) {
+            return;
+        }
+        long[] backoff = retry.get(k);
+        boolean firstFailure = backoff == null || link.everConnected();
+        if (backoff == null) {
+            backoff = new long[2];
+            retry.put(k, backoff);
+        }
+        backoff[1] = firstFailure ? RETRY_FIRST_NANOS : Math.min(RETRY_MAX_NANOS, backoff[1] * 2);
+        backoff[0] = System.nanoTime() + backoff[1];
+        if (firstFailure) {
+            LOG.info("{}: {}; its partitions are answered with retriable errors until it is back",
+                    session.describe(), link.endedBecause());
         }
     }
 

@@ -6,14 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import dev.weft.iocore.testing.Await;
 import dev.weft.iocore.testing.LogCapture;
-import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.Session;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -27,94 +26,103 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile or broken input on a live proxy: the offending connection is closed with a log line naming
- * the peer and the reason, and everyone else carries on (checked with a real Admin client after each).
+ * Hostile or broken input on a live proxy, for every kind of virtual cluster: the offending connection
+ * is closed with a log line naming the peer and the reason, and everyone else carries on (checked with
+ * a real Admin client after each).
  */
 class BadInputTest {
 
-    private static KafkaCluster kafka;
-    private static WeftProxy proxy;
-    private static InetSocketAddress bootstrap;
+    private static VirtualClusterFixture fixture;
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = KafkaCluster.builder().brokers(1).build();
-        kafka.start();
-        proxy = ProxyFixture.startInFrontOf(kafka, kafka.brokerIds(), ", partialFrameTimeoutMs: 700, maxFrameBytes: 1MiB");
-        String address = ProxyFixture.bootstrap(proxy);
-        bootstrap = new InetSocketAddress("127.0.0.1", Integer.parseInt(address.substring(address.lastIndexOf(':') + 1)));
+        fixture = VirtualClusterFixture.over(KafkaCluster.builder().brokers(1).build().start())
+                .serverSettings(", partialFrameTimeoutMs: 700, maxFrameBytes: 1MiB").build();
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (kafka != null) {
-            kafka.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
-    @Test
-    void tlsClientHelloOnThePlaintextPortIsNamedAsSuch() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void tlsClientHelloOnThePlaintextPortIsNamedAsSuch(VirtualClusterKind kind) throws Exception {
         // The first bytes of a TLS 1.2/1.3 ClientHello record.
         byte[] hello = HexFormat.of().parseHex("16030100f5010000f10303" + "00".repeat(32));
-        assertClosedWithLog(hello, "looks like a TLS ClientHello on a plaintext port");
+        assertClosedWithLog(kind, hello, "looks like a TLS ClientHello on a plaintext port");
     }
 
-    @Test
-    void httpRequestOnTheKafkaPortIsNamedAsSuch() throws Exception {
-        assertClosedWithLog("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void httpRequestOnTheKafkaPortIsNamedAsSuch(VirtualClusterKind kind) throws Exception {
+        assertClosedWithLog(kind, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
                 "looks like an HTTP request on the Kafka port");
     }
 
-    @Test
-    void frameOverTheLimitIsRefusedNamingSizeAndLimit() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void frameOverTheLimitIsRefusedNamingSizeAndLimit(VirtualClusterKind kind) throws Exception {
         byte[] frame = ByteBuffer.allocate(8).putInt(2 << 20).putInt(0).array();
-        assertClosedWithLog(frame, "frame of 2097152 bytes from client /127.0.0.1");
+        assertClosedWithLog(kind, frame, "frame of 2097152 bytes from client /127.0.0.1");
         assertTrue(lastWarnings().stream().anyMatch(m -> m.contains("over the limit of 1048576 bytes")), lastWarnings()::toString);
     }
 
-    @Test
-    void negativeLengthIsRefused() throws Exception {
-        assertClosedWithLog(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe}, "invalid frame size -2 (negative)");
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void negativeLengthIsRefused(VirtualClusterKind kind) throws Exception {
+        assertClosedWithLog(kind, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe}, "invalid frame size -2 (negative)");
     }
 
-    @Test
-    void unknownApiKeyIsRefused() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void unknownApiKeyIsRefused(VirtualClusterKind kind) throws Exception {
         ByteBuffer frame = ByteBuffer.allocate(4 + 10);
         frame.putInt(10).putShort((short) 999).putShort((short) 0).putInt(7).putShort((short) -1);
-        assertClosedWithLog(frame.array(), "unknown API key 999");
+        assertClosedWithLog(kind, frame.array(), "unknown API key 999");
     }
 
-    @Test
-    void unsupportedVersionIsRefused() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void unsupportedVersionIsRefused(VirtualClusterKind kind) throws Exception {
         ByteBuffer frame = ByteBuffer.allocate(4 + 10);
         frame.putInt(10).putShort((short) 0).putShort((short) 99).putInt(7).putShort((short) -1); // Produce v99
-        assertClosedWithLog(frame.array(), "Produce version 99 is not supported (Weft implements 3 to 13)");
+        // A pass-through virtual cluster lets the broker's versions decide (its ApiVersions answer is the
+        // broker's), so the proxy checks its own table; a proxy that answers ApiVersions itself refuses
+        // whatever it did not offer there, and says so.
+        String expected = kind.answersApiVersions()
+                ? "Produce v99 is not offered by virtual cluster 'main' (see its ApiVersions answer)"
+                : "Produce version 99 is not supported (Weft implements 3 to 13)";
+        assertClosedWithLog(kind, frame.array(), expected);
     }
 
-    @Test
-    void brokerToBrokerApisAreRefused() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void brokerToBrokerApisAreRefused(VirtualClusterKind kind) throws Exception {
         ByteBuffer frame = ByteBuffer.allocate(4 + 10);
         frame.putInt(10).putShort((short) 27).putShort((short) 1).putInt(7).putShort((short) -1); // WriteTxnMarkers v1
-        assertClosedWithLog(frame.array(), "WriteTxnMarkers is a broker-internal API, not for clients");
+        assertClosedWithLog(kind, frame.array(), "WriteTxnMarkers is a broker-internal API, not for clients");
     }
 
-    @Test
-    void truncatedHeaderIsRefused() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void truncatedHeaderIsRefused(VirtualClusterKind kind) throws Exception {
         ByteBuffer frame = ByteBuffer.allocate(4 + 5);
         frame.putInt(5).put(new byte[] {0, 3, 0, 1, 0}); // a frame too short for any request header
-        assertClosedWithLog(frame.array(), "malformed request");
+        assertClosedWithLog(kind, frame.array(), "malformed request");
     }
 
-    @Test
-    void slowLorisIsClosedAfterThePartialFrameTimeout() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void slowLorisIsClosedAfterThePartialFrameTimeout(VirtualClusterKind kind) throws Exception {
         ByteBuffer partial = ByteBuffer.allocate(6).putInt(100).putShort((short) 3); // promises 100 bytes, sends 2
-        assertClosedWithLog(partial.array(), "slow client: 6 byte(s) of an incomplete frame");
+        assertClosedWithLog(kind, partial.array(), "slow client: 6 byte(s) of an incomplete frame");
     }
 
     private static List<String> warnings = List.of();
@@ -124,9 +132,9 @@ class BadInputTest {
     }
 
     /** Sends {@code bytes}, expects the proxy to close the connection and log {@code expected}; then checks others are served. */
-    private static void assertClosedWithLog(byte[] bytes, String expected) throws Exception {
+    private static void assertClosedWithLog(VirtualClusterKind kind, byte[] bytes, String expected) throws Exception {
         try (LogCapture log = LogCapture.of(Session.class); Socket socket = new Socket()) {
-            socket.connect(bootstrap, 5_000);
+            socket.connect(fixture.bootstrapAddress(kind), 5_000);
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(bytes);
@@ -139,7 +147,7 @@ class BadInputTest {
             String line = warnings.stream().filter(m -> m.contains(expected)).findFirst().orElseThrow();
             assertTrue(line.contains("127.0.0.1"), "the log line names the peer: " + line);
         }
-        stillServesEveryoneElse();
+        stillServesEveryoneElse(kind);
     }
 
     private static int readUntilClosed(InputStream in) throws IOException {
@@ -159,9 +167,9 @@ class BadInputTest {
         }
     }
 
-    private static void stillServesEveryoneElse() throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ProxyFixture.bootstrap(proxy)))) {
-            assertEquals(1, admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
+    private static void stillServesEveryoneElse(VirtualClusterKind kind) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, fixture.bootstrap(kind)))) {
+            assertEquals(fixture.visibleBrokers(kind), admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
         }
     }
 }

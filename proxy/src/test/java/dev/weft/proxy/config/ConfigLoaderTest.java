@@ -94,6 +94,26 @@ class ConfigLoaderTest {
         assertContains(e.problems(), "s.yaml: virtualClusters.main.gateways[0].brokerPorts: ports 65531 to 65546 for node ids 0-15 run past 65535");
     }
 
+    @Test
+    void partialFrameBudgetsHaveDefaultsAndAreChecked() throws Exception {
+        WeftConfig c = ConfigLoader.parse(VALID, "weft.yaml");
+        assertEquals(16L << 20, c.server().maxPartialFrameBytesPerConnection());
+        assertEquals(256L << 20, c.server().maxPartialFrameBytesPerCore());
+        String set = VALID.replace("maxFrameBytes: 64MiB", "maxPartialFrameBytesPerConnection: 4MiB, maxPartialFrameBytesPerCore: 1GiB");
+        WeftConfig s = ConfigLoader.parse(set, "weft.yaml");
+        assertEquals(4L << 20, s.server().maxPartialFrameBytesPerConnection());
+        assertEquals(1L << 30, s.server().maxPartialFrameBytesPerCore());
+
+        String inverted = VALID.replace("maxFrameBytes: 64MiB", "maxPartialFrameBytesPerConnection: 64MiB, maxPartialFrameBytesPerCore: 32MiB");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(inverted, "w.yaml"));
+        assertContains(e.problems(), "w.yaml: server.maxPartialFrameBytesPerConnection: 67108864 bytes is more than "
+                + "server.maxPartialFrameBytesPerCore (33554432 bytes)");
+        String tiny = VALID.replace("maxFrameBytes: 64MiB", "maxPartialFrameBytesPerCore: 12, maxPartialFrameBytesPerConnection: much");
+        ConfigException t = assertThrows(ConfigException.class, () -> ConfigLoader.parse(tiny, "w.yaml"));
+        assertContains(t.problems(), "w.yaml: server.maxPartialFrameBytesPerCore: 12 is out of range (1024 to ");
+        assertContains(t.problems(), "w.yaml: server.maxPartialFrameBytesPerConnection: \"much\" is not a size");
+    }
+
     private static void assertContains(List<String> problems, String prefix) {
         assertTrue(problems.stream().anyMatch(p -> p.startsWith(prefix)),
                 () -> "expected a problem starting with\n  " + prefix + "\nbut got\n  " + String.join("\n  ", problems));

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.Session;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -38,7 +39,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A broker killed and restarted under load, with Weft between the producer and the cluster.
@@ -51,6 +53,11 @@ import org.junit.jupiter.api.Test;
  * acknowledged it is restarted. Afterwards every acknowledged record must be in the topic exactly
  * once, read both directly from the cluster and through the proxy, and no record may appear twice.
  * The proxy must have logged which upstream broker failed.
+ *
+ * <p>For every kind of virtual cluster ({@link VirtualClusterFixture}; the woven kind's second cluster
+ * is untouched). Where client connections are bound to brokers (pass-through, woven), the producer's
+ * connection to the killed broker's port is closed, with a log line naming the broker; collapsed binds
+ * none, so no client connection may be closed for it: the killed broker's partitions fail alone.
  */
 class BrokerKillUnderLoadTest {
 
@@ -60,27 +67,29 @@ class BrokerKillUnderLoadTest {
     private static final String TOPIC = "under-fire";
 
     private static KafkaCluster kafka;
+    private static VirtualClusterFixture fixture;
     private static WeftProxy proxy;
+    private static String topic;
 
     @BeforeAll
     static void start() throws Exception {
         kafka = KafkaCluster.builder().brokers(3).dedicatedControllers(1).build().start();
-        proxy = ProxyFixture.startInFrontOf(kafka);
+        fixture = VirtualClusterFixture.over(kafka).build();
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (kafka != null) {
-            kafka.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
-    @Test
-    void everyAcknowledgedRecordSurvivesABrokerKillAndRestartExactlyOnce() throws Exception {
-        kafka.createTopic(TOPIC, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void everyAcknowledgedRecordSurvivesABrokerKillAndRestartExactlyOnce(VirtualClusterKind kind) throws Exception {
+        proxy = fixture.proxy(kind);
+        topic = kind.name(TOPIC);
+        fixture.createTopic(kind, topic, PARTITIONS, 3, Map.of("min.insync.replicas", "2"));
         Map<Integer, Integer> leaders = leaders();
         int victim = leaders.get(0);
         Set<Integer> victimPartitions = leaders.entrySet().stream().filter(e -> e.getValue() == victim)
@@ -109,7 +118,9 @@ class BrokerKillUnderLoadTest {
         long restartedNanos;
         int ackedAtKill;
         int ackedAtRestart;
+        List<LogTap.Line> namedVictim = null; // collapsed: what the proxy logged naming the killed broker
         try (LogTap sessions = LogTap.of(Session.class);
+                LogTap weft = LogTap.of("dev.weft");
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             startNanos = System.nanoTime();
             Thread sender = Thread.ofPlatform().name("under-fire-sender").start(() -> {
@@ -121,7 +132,7 @@ class BrokerKillUnderLoadTest {
                     }
                     int index = i;
                     byte[] value = ByteBuffer.allocate(40).putInt(index).putLong(startNanos).array();
-                    producer.send(new ProducerRecord<>(TOPIC, null, value), (md, e) -> {
+                    producer.send(new ProducerRecord<>(topic, null, value), (md, e) -> {
                         if (e == null) {
                             ackNanos.set(index, System.nanoTime());
                             partitionOf.set(index, md.partition());
@@ -156,21 +167,33 @@ class BrokerKillUnderLoadTest {
 
             List<LogTap.Line> aboutVictim = sessions.lines(l -> l.message().contains(victimPort)
                     && l.message().contains("broker"));
-            System.out.printf("[broker-kill] proxy session lines naming the killed broker %d (%s): %d, e.g.%n", victim,
+            System.out.printf("[broker-kill %s] proxy session lines naming the killed broker %d (%s): %d, e.g.%n", kind, victim,
                     victimAddress, aboutVictim.size());
             aboutVictim.stream().collect(Collectors.groupingBy(l -> l.message().replaceAll("^c\\d+ \\S+ ", "")
                             .replaceAll("\\d+ request\\(s\\)", "N request(s)"), TreeMap::new, Collectors.toList()))
-                    .values().stream().limit(6).forEach(ls -> System.out.println("[broker-kill]   " + ls.get(0)));
-            assertTrue(aboutVictim.stream().anyMatch(l -> l.message().contains("closed the connection")
-                            || l.message().contains("connection to broker")),
-                    "the proxy logged that its upstream connections to broker " + victim + " (" + victimAddress + ") failed");
-            assertTrue(aboutVictim.stream().anyMatch(l -> l.message().contains("cannot connect to broker")),
-                    "the proxy logged that it cannot connect to broker " + victim + " (" + victimAddress + ")");
+                    .values().stream().limit(6).forEach(ls -> System.out.println("[broker-kill " + kind + "]   " + ls.get(0)));
+            List<LogTap.Line> clientClosed = aboutVictim.stream()
+                    .filter(l -> l.message().contains("closing the client connection")).toList();
+            if (kind.bindsClientConnectionsToBrokers()) {
+                // The producer's connection to the killed broker's port was bound to that broker: closed, with the reason.
+                assertTrue(aboutVictim.stream().anyMatch(l -> l.message().contains("closed the connection")
+                                || l.message().contains("connection to broker")),
+                        "the proxy logged that its upstream connections to broker " + victim + " (" + victimAddress + ") failed");
+                assertTrue(aboutVictim.stream().anyMatch(l -> l.message().contains("cannot connect to broker")),
+                        "the proxy logged that it cannot connect to broker " + victim + " (" + victimAddress + ")");
+            } else {
+                // Collapsed: no client connection is bound to a broker, so none is closed for one that died;
+                // its partitions fail alone (retriable errors) and the producer follows the new leaders.
+                assertEquals(List.of(), clientClosed, "client connections closed because broker " + victim + " died");
+                namedVictim = weft.lines(l -> l.message().contains(victimPort) && l.level().isGreaterOrEqual(
+                        ch.qos.logback.classic.Level.INFO));
+                namedVictim.stream().limit(4).forEach(l -> System.out.println("[broker-kill " + kind + "]   " + l));
+            }
         }
         long fullIsrNanos = awaitFullIsr();
 
         int[] direct = countByIndex(kafka.bootstrapServers(), "direct");
-        int[] viaProxy = countByIndex(ResilientProxy.bootstrap(proxy), "through the proxy");
+        int[] viaProxy = countByIndex(fixture.bootstrap(kind), "through the proxy");
         int missingDirect = 0;
         int missingProxy = 0;
         int duplicates = 0;
@@ -203,16 +226,16 @@ class BrokerKillUnderLoadTest {
         long[] victimGap = longestGap(victimAcks, victimAcks.length);
         long firstVictimAckAfterKill = Arrays.stream(victimAcks).filter(t -> t > killedNanos).findFirst().orElse(-1);
 
-        System.out.printf("[broker-kill] broker %d (leader of partitions %s of %d) killed after %d acks at +%d ms, restarted "
+        System.out.printf("[broker-kill " + kind + "] broker %d (leader of partitions %s of %d) killed after %d acks at +%d ms, restarted "
                         + "after %d acks at +%d ms (restart took %d ms); full ISR again %d ms after the restart began%n",
                 victim, victimPartitions, PARTITIONS, ackedAtKill, ms(killNanos - startNanos), ackedAtRestart,
                 ms(restartNanos - startNanos), ms(restartedNanos - restartNanos), ms(fullIsrNanos - restartNanos));
-        System.out.printf("[broker-kill] records sent %d, acknowledged %d, failed %d %s%n", RECORDS, acked.get(),
+        System.out.printf("[broker-kill " + kind + "] records sent %d, acknowledged %d, failed %d %s%n", RECORDS, acked.get(),
                 failed.get(), failures);
-        System.out.printf("[broker-kill] acknowledged records found directly in the cluster: %d (missing %d), through the "
+        System.out.printf("[broker-kill " + kind + "] acknowledged records found directly in the cluster: %d (missing %d), through the "
                         + "proxy: %d (missing %d); duplicates: %d; unacknowledged records present anyway: %d%n",
                 acked.get() - missingDirect, missingDirect, acked.get() - missingProxy, missingProxy, duplicates, unackedPresent);
-        System.out.printf("[broker-kill] longest pause in acknowledgements: %d ms (from +%d ms); on the killed broker's "
+        System.out.printf("[broker-kill " + kind + "] longest pause in acknowledgements: %d ms (from +%d ms); on the killed broker's "
                         + "partitions: %d ms (from +%d ms); their first acknowledgement after the kill came %d ms after it%n",
                 ms(gap[0]), ms(gap[1] - startNanos), ms(victimGap[0]), ms(victimGap[1] - startNanos),
                 firstVictimAckAfterKill < 0 ? -1 : ms(firstVictimAckAfterKill - killedNanos));
@@ -221,6 +244,11 @@ class BrokerKillUnderLoadTest {
         assertEquals(0, missingProxy, "acknowledged records missing when read through the proxy");
         assertEquals(0, duplicates, "records written more than once (idempotent producer)");
         assertTrue(acked.get() > ackedAtRestart, "the producer kept going after the restart");
+        if (namedVictim != null) {
+            // Collapsed closes no client connection for it, so the proxy's own log must say which broker failed.
+            assertTrue(!namedVictim.isEmpty(), "the proxy logged (INFO or above) that broker " + victim + " ("
+                    + victimAddress + ") failed");
+        }
     }
 
     private static long ms(long nanos) {
@@ -241,7 +269,7 @@ class BrokerKillUnderLoadTest {
     }
 
     private static Map<Integer, Integer> leaders() throws Exception {
-        TopicDescription d = kafka.admin().describeTopics(List.of(TOPIC)).allTopicNames().get(30, TimeUnit.SECONDS).get(TOPIC);
+        TopicDescription d = kafka.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
         Map<Integer, Integer> out = new HashMap<>();
         for (TopicPartitionInfo info : d.partitions()) {
             out.put(info.partition(), info.leader().id());
@@ -252,8 +280,8 @@ class BrokerKillUnderLoadTest {
     private static long awaitFullIsr() {
         Poll.until(Duration.ofSeconds(60), "every partition back to 3 in-sync replicas", () -> {
             try {
-                TopicDescription d = kafka.admin().describeTopics(List.of(TOPIC)).allTopicNames()
-                        .get(10, TimeUnit.SECONDS).get(TOPIC);
+                TopicDescription d = kafka.admin().describeTopics(List.of(topic)).allTopicNames()
+                        .get(10, TimeUnit.SECONDS).get(topic);
                 return d.partitions().stream().allMatch(i -> i.isr().size() == 3);
             } catch (Exception e) {
                 return false;
@@ -272,7 +300,7 @@ class BrokerKillUnderLoadTest {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (int i = 0; i < PARTITIONS; i++) {
-                partitions.add(new TopicPartition(TOPIC, i));
+                partitions.add(new TopicPartition(topic, i));
             }
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);

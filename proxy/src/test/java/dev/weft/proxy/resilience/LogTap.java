@@ -77,6 +77,11 @@ final class LogTap implements AutoCloseable {
         return new LogTap(loggerName, true, level);
     }
 
+    /** Forgets what was recorded so far. */
+    void clear() {
+        lines.clear();
+    }
+
     List<Line> lines() {
         return new ArrayList<>(lines);
     }

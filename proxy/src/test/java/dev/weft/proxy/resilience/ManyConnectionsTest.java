@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -30,22 +31,27 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * 2,000 client connections held open at once, every one served: each gets a correct ApiVersions
- * answer when it opens and again after a real produce/consume ran through the proxy beside them.
+ * answer when it opens and again after a real produce/consume ran through the proxy beside them; for
+ * every kind of virtual cluster ({@link VirtualClusterFixture}).
  *
  * <p>Reports the process's resident set size before, with all connections open, and after they close.
  * The proxy runs inside the test JVM, together with the embedded broker and the test's own 2,000
- * sockets, so the figures are the whole process's: each proxied connection costs four descriptors in
- * this JVM (test socket, proxy client side, proxy upstream side, broker side).
+ * sockets, so the figures are the whole process's: where the proxy forwards ApiVersions (pass-through)
+ * each proxied connection costs four descriptors in this JVM (test socket, proxy client side, proxy
+ * upstream side, broker side); where the proxy answers it itself, two (no upstream connection is opened
+ * for a client that asked nothing else).
  */
 class ManyConnectionsTest {
 
     private static final int CONNECTIONS = Integer.getInteger("weft.resilience.connections", 2_000);
     private static final int OPENERS = 16;
 
+    private static VirtualClusterFixture fixture;
     private static KafkaCluster kafka;
     private static WeftProxy proxy;
     private static InetSocketAddress bootstrap;
@@ -55,24 +61,24 @@ class ManyConnectionsTest {
         kafka = KafkaCluster.builder().brokers(1)
                 .brokerProperty("socket.listen.backlog.size", "4096")
                 .build().start();
-        proxy = ProxyFixture.startInFrontOf(kafka);
-        bootstrap = ResilientProxy.bootstrapAddress(proxy);
+        fixture = VirtualClusterFixture.over(kafka).side(b -> b.brokerProperty("socket.listen.backlog.size", "4096")).build();
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (kafka != null) {
-            kafka.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
-    @Test
-    void twoThousandConnectionsAreHeldOpenAndEveryOneIsServed() throws Exception {
-        kafka.createTopic("many", 3, 1);
-        roundTrip("many", 100); // warm up clients, proxy and broker before the baseline
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void twoThousandConnectionsAreHeldOpenAndEveryOneIsServed(VirtualClusterKind kind) throws Exception {
+        proxy = fixture.proxy(kind);
+        bootstrap = fixture.bootstrapAddress(kind);
+        String topic = kind.name("many");
+        fixture.createSideTopic(kind, topic, 3);
+        roundTrip(topic, 100); // warm up clients, proxy and broker before the baseline
         Poll.until(Duration.ofSeconds(20), "the warm-up clients' connections to close",
                 () -> ResilientProxy.count(proxy, "weft_connections_active") == 0);
         long rssBefore = ProcessStats.rssKiB();
@@ -109,7 +115,7 @@ class ManyConnectionsTest {
 
             // Real traffic beside them.
             long trafficStart = System.nanoTime();
-            roundTrip("many", 5_000);
+            roundTrip(topic, 5_000);
             long trafficMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - trafficStart);
 
             // Every held connection is still open and served.
@@ -140,16 +146,16 @@ class ManyConnectionsTest {
             long fdsClosed = ProcessStats.openFileDescriptors();
             long fdsBackMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closeStart);
 
-            System.out.printf("[connections] %d raw client connections opened and answered (ApiVersions v3) in %d ms "
+            System.out.printf("[connections " + kind + "] %d raw client connections opened and answered (ApiVersions v3) in %d ms "
                     + "(%d openers); proxy gauge weft_connections_active = %d%n", CONNECTIONS, openMillis, OPENERS, CONNECTIONS);
-            System.out.printf("[connections] with all of them open: 5,000 records produced and consumed through the proxy "
+            System.out.printf("[connections " + kind + "] with all of them open: 5,000 records produced and consumed through the proxy "
                     + "in %d ms, then every held connection answered ApiVersions again%n", trafficMillis);
-            System.out.printf("[connections] RSS of the test JVM (proxy + embedded broker + the test's sockets): before %d MiB, "
+            System.out.printf("[connections " + kind + "] RSS of the test JVM (proxy + embedded broker + the test's sockets): before %d MiB, "
                             + "all open %d MiB (+%d MiB, %.1f KiB per proxied connection), after traffic %d MiB, "
                             + "after closing %d MiB%n",
                     rssBefore / 1024, rssOpen / 1024, (rssOpen - rssBefore) / 1024,
                     (rssOpen - rssBefore) / (double) CONNECTIONS, rssServed / 1024, rssClosed / 1024);
-            System.out.printf("[connections] file descriptors: before %d, all open %d (+%d, %.1f per proxied connection; "
+            System.out.printf("[connections " + kind + "] file descriptors: before %d, all open %d (+%d, %.1f per proxied connection; "
                             + "limit here 20,000), when the proxy's gauge reached 0 %d, %d ms later %d; proxy pool direct "
                             + "memory: before %s, all open %s%n",
                     fdsBefore, fdsOpen, fdsOpen - fdsBefore, (fdsOpen - fdsBefore) / (double) CONNECTIONS, fdsAtGaugeZero,
@@ -157,8 +163,16 @@ class ManyConnectionsTest {
                     ProcessStats.mib(directBefore), ProcessStats.mib(directOpen));
             assertTrue(fdsBack, "every descriptor of the closed connections is released: before " + fdsBefore + ", now " + fdsClosed
                     + " " + socketSummary());
-            assertTrue(fdsOpen - fdsBefore >= 3L * CONNECTIONS,
-                    "test sockets, proxy client and upstream sides are all open: " + (fdsOpen - fdsBefore));
+            if (kind.answersApiVersions()) {
+                // The proxy answered every ApiVersions itself: a client that asked nothing else costs no
+                // upstream connection (test socket and proxy client side only).
+                assertTrue(fdsOpen - fdsBefore >= 2L * CONNECTIONS && fdsOpen - fdsBefore < 3L * CONNECTIONS,
+                        "test sockets and proxy client sides open, no upstream connection per client: " + (fdsOpen - fdsBefore));
+            } else {
+                // Pass-through forwards ApiVersions over each connection's own broker connection.
+                assertTrue(fdsOpen - fdsBefore >= 3L * CONNECTIONS,
+                        "test sockets, proxy client and upstream sides are all open: " + (fdsOpen - fdsBefore));
+            }
         } finally {
             openers.shutdownNow();
             for (Socket s : sockets) {

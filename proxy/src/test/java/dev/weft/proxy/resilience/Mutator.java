@@ -16,7 +16,9 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * Turns a corpus of real request frames into streams of mutated frames for one connection each, and
  * predicts, with the framing rules Weft documents (size prefix between 0 and {@code maxFrameBytes},
  * a 10-byte fixed request header, a known API key, a version Weft implements except for ApiVersions),
- * where the proxy must refuse the stream.
+ * where the proxy must refuse the stream. A virtual cluster whose proxy answers ApiVersions itself
+ * refuses, instead of versions Weft does not implement, every API and version its answer did not offer
+ * ({@link Offer}).
  *
  * <p>Every frame the proxy would forward is checked against {@link #SAFE_KEYS}: a mutation that would
  * hand the broker an administrative request (CreateTopics, AlterConfigs, UnregisterBroker, quotas,
@@ -56,7 +58,9 @@ final class Mutator {
         SHORT_HEADER("malformed request"),
         UNKNOWN_KEY("unknown API key"),
         BROKER_INTERNAL("is a broker-internal API"),
-        UNSUPPORTED_VERSION("is not supported");
+        UNSUPPORTED_VERSION("is not supported"),
+        /** A proxy that answers ApiVersions itself refuses what it did not offer there. */
+        NOT_OFFERED("is not offered by virtual cluster");
 
         final String[] phrases;
 
@@ -86,14 +90,40 @@ final class Mutator {
     private static final short[] UNKNOWN_KEYS = {999, 32767, -1, -32768, 200, 0x7f00};
     private static final int HEADER_FIXED = 4 + 10; // size prefix + fixed request header
 
+    /**
+     * What a virtual cluster's own ApiVersions answer offers (API key to its version range): anything
+     * else is refused by the proxy before it reaches a broker (ApiVersions itself is always answered).
+     */
+    record Offer(Map<Short, short[]> versions) {
+        static Offer of(org.apache.kafka.common.message.ApiVersionsResponseData answer) {
+            Map<Short, short[]> out = new java.util.HashMap<>();
+            answer.apiKeys().forEach(v -> out.put(v.apiKey(), new short[] {v.minVersion(), v.maxVersion()}));
+            return new Offer(Map.copyOf(out));
+        }
+
+        boolean offers(short key, short version) {
+            short[] range = versions.get(key);
+            return range != null && version >= range[0] && version <= range[1];
+        }
+    }
+
     private final List<byte[]> corpus;
     private final short[] corpusKeys;
     private final int maxFrameBytes;
     private final int totalWeight;
+    /** Null: the proxy forwards ApiVersions and checks versions against Weft's own table. */
+    private final Offer offer;
 
+    /** A mutator for a virtual cluster that forwards ApiVersions (pass-through). */
     Mutator(List<byte[]> corpus, int maxFrameBytes) {
+        this(corpus, maxFrameBytes, null);
+    }
+
+    /** @param offer what the virtual cluster's own ApiVersions answer offers, or null when it forwards ApiVersions */
+    Mutator(List<byte[]> corpus, int maxFrameBytes, Offer offer) {
         this.corpus = List.copyOf(corpus);
         this.maxFrameBytes = maxFrameBytes;
+        this.offer = offer;
         this.corpusKeys = distinctKeys(corpus);
         this.totalWeight = Arrays.stream(Op.values()).mapToInt(o -> o.weight).sum();
     }
@@ -361,7 +391,12 @@ final class Mutator {
                     refusal = Refusal.BROKER_INTERNAL; // refused whatever the version
                     break;
                 }
-                if (!ApiKeyTable.isSupported(key, version) && key != ApiKeys.API_VERSIONS.id) {
+                if (offer != null) {
+                    if (key != ApiKeys.API_VERSIONS.id && !offer.offers(key, version)) {
+                        refusal = Refusal.NOT_OFFERED;
+                        break;
+                    }
+                } else if (!ApiKeyTable.isSupported(key, version) && key != ApiKeys.API_VERSIONS.id) {
                     refusal = Refusal.UNSUPPORTED_VERSION;
                     break;
                 }

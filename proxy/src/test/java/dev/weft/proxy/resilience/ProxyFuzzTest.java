@@ -8,7 +8,8 @@ import ch.qos.logback.classic.Level;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.Session;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -62,7 +63,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Mutation fuzzing of a live proxy in front of a real broker.
@@ -84,6 +86,11 @@ import org.junit.jupiter.api.Test;
  * afterwards; Netty reports no leak (LeakFailExtension, PARANOID); and a real producer and consumer
  * round trip through the proxy works afterwards.
  *
+ * <p>For every kind of virtual cluster ({@link VirtualClusterFixture}), with one corpus captured once.
+ * Where the proxy answers ApiVersions itself, the model refuses what that answer did not offer
+ * ({@link Mutator.Offer}), as the proxy does, instead of what Weft does not implement; the round trip
+ * afterwards uses a topic on the woven kind's second cluster.
+ *
  * <p>Seed: {@code -Dweft.fuzz.seed=...} (printed at the start). It fixes every mutation choice; the
  * captured frames differ between runs in timestamps and producer ids.
  */
@@ -98,8 +105,13 @@ class ProxyFuzzTest {
 
     private static Relay captureRelay;
     private static KafkaCluster kafka;
+    private static VirtualClusterFixture fixture;
+    /** The corpus from real clients, captured once for every kind. */
+    private static List<byte[]> captured;
     private static WeftProxy proxy;
     private static InetSocketAddress bootstrap;
+    /** Where the proxy sends clients for the fuzz topic's partition 0: every other connection goes there. */
+    private static InetSocketAddress leader;
 
     @BeforeAll
     static void start() throws Exception {
@@ -112,16 +124,16 @@ class ProxyFuzzTest {
                 .brokerProperty("socket.listen.backlog.size", "1024")
                 .build().start();
         captureRelay.target(KafkaWire.address(kafka.brokerAddress(0, "CAPTURE")));
-        proxy = ProxyFixture.startInFrontOf(kafka, kafka.brokerIds(), ", maxFrameBytes: 1MiB");
-        bootstrap = ResilientProxy.bootstrapAddress(proxy);
+        fixture = VirtualClusterFixture.over(kafka).serverSettings(", maxFrameBytes: 1MiB")
+                .side(b -> b.brokerProperty("auto.create.topics.enable", "false")).build();
+        captured = captureRealClients();
     }
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (kafka != null) {
+        if (fixture != null) {
+            fixture.close();
+        } else if (kafka != null) {
             kafka.close();
         }
         if (captureRelay != null) {
@@ -134,20 +146,37 @@ class ProxyFuzzTest {
             boolean closedByProxy, boolean stuck, String violation) {
     }
 
-    @Test
-    void mutatedFramesNeverCrashTheProxyAndEveryRefusedConnectionIsClosedWithALogLine() throws Exception {
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void mutatedFramesNeverCrashTheProxyAndEveryRefusedConnectionIsClosedWithALogLine(VirtualClusterKind kind) throws Exception {
+        proxy = fixture.proxy(kind);
+        bootstrap = fixture.bootstrapAddress(kind);
+        fixture.awaitVisible(kind, TOPIC);
+        // Bootstrap and broker connections differ (a woven bootstrap connection serves no partition):
+        // odd connections go to the address clients are given for the partition's leader.
+        leader = fixture.leaderAddress(kind, TOPIC, 0);
         long seed = Long.getLong("weft.fuzz.seed", System.nanoTime());
-        System.out.printf("[fuzz] seed %d (rerun with -Dweft.fuzz.seed=%d)%n", seed, seed);
+        System.out.printf("[fuzz %s] seed %d (rerun with -Dweft.fuzz.seed=%d)%n", kind, seed, seed);
 
-        List<byte[]> corpus = new ArrayList<>(captureRealClients());
+        List<byte[]> corpus = new ArrayList<>(ProxyFuzzTest.captured);
         int captured = corpus.size();
         corpus.addAll(synthesized());
         Map<String, Long> byApi = corpus.stream().collect(Collectors.groupingBy(
                 f -> ApiKeyTable.name(ByteBuffer.wrap(f).getShort(4)), TreeMap::new, Collectors.counting()));
-        System.out.printf("[fuzz] corpus: %d frames (%d captured from real clients, %d built), by API: %s%n",
+        System.out.printf("[fuzz " + kind + "] corpus: %d frames (%d captured from real clients, %d built), by API: %s%n",
                 corpus.size(), captured, corpus.size() - captured, byApi);
         assertTrue(captured >= 30, "the capturing relay saw the real clients' requests: " + captured);
-        Mutator mutator = new Mutator(corpus, MAX_FRAME_BYTES);
+        Mutator.Offer offer = null;
+        if (kind.answersApiVersions()) {
+            // The proxy refuses what its own ApiVersions answer did not offer: the model must know it.
+            try (Socket s = new Socket()) {
+                s.connect(bootstrap, 5_000);
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(KafkaWire.apiVersionsRequest(1));
+                offer = Mutator.Offer.of(KafkaWire.checkApiVersionsResponse(KafkaWire.readFrame(s.getInputStream()), 1));
+            }
+        }
+        Mutator mutator = new Mutator(corpus, MAX_FRAME_BYTES, offer);
 
         long requestsBefore = ResilientProxy.count(proxy, "weft_requests_total");
         long openedBefore = ResilientProxy.count(proxy, "weft_connections_opened_total");
@@ -259,26 +288,26 @@ class ProxyFuzzTest {
                     l -> reasonOf(l.message()), TreeMap::new, Collectors.counting()));
             Map<String, Double> errorKinds = new TreeMap<>(ResilientProxy.byLabel(proxy, "weft_errors_total", "error"));
             errorKinds.values().removeIf(n -> n == 0);
-            System.out.printf("[fuzz] %d mutated frames written over %d connections (%d with an ApiVersions handshake "
+            System.out.printf("[fuzz " + kind + "] %d mutated frames written over %d connections (%d with an ApiVersions handshake "
                             + "first, %d of them lock-step; %d parallel) in %d ms; proxy accepted %d connections%n",
                     thrown.get(), all.size(), handshakes, lockSteps, PARALLEL, fuzzMillis, opened);
-            System.out.printf("[fuzz] proxy forwarded %d requests (handshakes included; the model expected about %d "
+            System.out.printf("[fuzz " + kind + "] proxy forwarded %d requests (handshakes included; the model expected about %d "
                             + "mutated frames to pass its framing checks); responses received by fuzz clients: %d%n",
                     forwarded, modelForwarded, all.stream().mapToLong(Outcome::responses).sum());
-            System.out.printf("[fuzz] responses per API (weft_responses_total during the run): %s%n", responsesByApi(responsesBefore));
-            System.out.printf("[fuzz] mutations applied: %s%n", ops);
-            System.out.printf("[fuzz] connections whose stream ends in a refusal: %d (%d refused at the first frame, "
+            System.out.printf("[fuzz " + kind + "] responses per API (weft_responses_total during the run): %s%n", responsesByApi(responsesBefore));
+            System.out.printf("[fuzz " + kind + "] mutations applied: %s%n", ops);
+            System.out.printf("[fuzz " + kind + "] connections whose stream ends in a refusal: %d (%d refused at the first frame, "
                             + "checked for a WARN with the reason; %d after forwarding, %d of them closed because the broker "
                             + "dropped the upstream first); connections closed by the proxy: %d; stuck: %d%n",
                     refused.size(), strictChecked, refusedAfterForwarding, closedAfterBrokerDropped,
                     all.stream().filter(Outcome::closedByProxy).count(), all.stream().filter(Outcome::stuck).count());
-            System.out.printf("[fuzz] session WARN lines: %d by reason %s; INFO lines: %d; weft_errors_total: %s%n",
+            System.out.printf("[fuzz " + kind + "] session WARN lines: %d by reason %s; INFO lines: %d; weft_errors_total: %s%n",
                     warns.size(), warnReasons, session.lines(Level.INFO).size(), errorKinds);
-            System.out.printf("[fuzz] broker log lines suppressed during the run: %d (ERROR %d)%n",
+            System.out.printf("[fuzz " + kind + "] broker log lines suppressed during the run: %d (ERROR %d)%n",
                     brokerLogs.lines().size() + brokerLogs2.lines().size(),
                     brokerLogs.lines(Level.ERROR).size() + brokerLogs2.lines(Level.ERROR).size());
             warns.stream().collect(Collectors.groupingBy(l -> reasonOf(l.message()), TreeMap::new, Collectors.toList()))
-                    .values().forEach(sample -> System.out.println("[fuzz] sample: " + sample.get(0)));
+                    .values().forEach(sample -> System.out.println("[fuzz " + kind + "] sample: " + sample.get(0)));
 
             assertTrue(thrown.get() >= TARGET_FRAMES, "threw " + thrown.get() + " mutated frames within " + BUDGET
                     + " (target " + TARGET_FRAMES + ")");
@@ -292,7 +321,7 @@ class ProxyFuzzTest {
             assertTrue(allClosed, "every session closed after the fuzz; still active: " + stillActive);
         }
 
-        roundTripThroughTheProxy();
+        roundTripThroughTheProxy(kind);
     }
 
     private static Map<String, Long> responsesByApi(Map<String, Long> before) {
@@ -347,7 +376,7 @@ class ProxyFuzzTest {
         ScheduledFuture<?> abort = watchdog.schedule(() -> abortQuietly(socket), 30, TimeUnit.SECONDS);
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(bootstrap, 5_000);
+            socket.connect(index % 2 == 0 ? bootstrap : leader, 5_000);
             socket.setSoTimeout(15_000);
             port = socket.getLocalPort();
             OutputStream out = socket.getOutputStream();
@@ -540,9 +569,9 @@ class ProxyFuzzTest {
     }
 
     /** After the fuzz: a real idempotent producer and a consumer through the proxy, every record checked. */
-    private static void roundTripThroughTheProxy() throws Exception {
-        String topic = "after-fuzz";
-        kafka.createTopic(topic, 3, 1);
+    private static void roundTripThroughTheProxy(VirtualClusterKind kind) throws Exception {
+        String topic = kind.name("after-fuzz");
+        fixture.createSideTopic(kind, topic, 3);
         String via = ResilientProxy.bootstrap(proxy);
         int records = 2_000;
         Properties p = new Properties();
@@ -560,7 +589,7 @@ class ProxyFuzzTest {
         }
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, via);
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, "after-fuzz");
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, kind.name("after-fuzz"));
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         Map<String, String> seen = new ConcurrentHashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -584,7 +613,7 @@ class ProxyFuzzTest {
                 KafkaWire.checkApiVersionsResponse(KafkaWire.readFrame(s.getInputStream()), i);
             }
         }
-        System.out.printf("[fuzz] after the fuzz: %d records produced and consumed through the proxy, each once and "
+        System.out.printf("[fuzz " + kind + "] after the fuzz: %d records produced and consumed through the proxy, each once and "
                 + "unchanged; 8 fresh connections answered ApiVersions%n", records);
     }
 }

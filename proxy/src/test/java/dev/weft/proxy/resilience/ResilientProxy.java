@@ -1,8 +1,5 @@
 package dev.weft.proxy.resilience;
 
-import dev.weft.proxy.testing.ProxyFixture;
-
-import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.server.WeftProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,8 +18,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Starts Weft (one virtual cluster "main", one plaintext port-per-broker gateway) in front of any
- * bootstrap address, on free ports, and reads its admin endpoint's counters.
+ * The bootstrap address of a proxy's virtual cluster "main" and its admin endpoint's counters (the
+ * proxies themselves come from {@link dev.weft.proxy.testing.VirtualClusterFixture}, one per kind).
  */
 final class ResilientProxy {
 
@@ -32,29 +29,12 @@ final class ResilientProxy {
     private ResilientProxy() {
     }
 
-    /**
-     * @param bootstrapServers the upstream cluster's bootstrap ({@code host:port,...})
-     * @param firstNodeId lowest broker node id to give a port
-     * @param lastNodeId highest broker node id to give a port
-     * @param extraServerSettings more {@code server:} entries with a leading comma, or ""
-     */
-    static WeftProxy start(String bootstrapServers, int firstNodeId, int lastNodeId, String extraServerSettings)
-            throws ConfigException {
-        return ProxyFixture.startInFrontOf(bootstrapServers, firstNodeId, lastNodeId, extraServerSettings);
-    }
-
     static String bootstrap(WeftProxy proxy) {
         return proxy.bootstrapAddresses("main").get(0);
     }
 
     static InetSocketAddress bootstrapAddress(WeftProxy proxy) {
         return KafkaWire.address(bootstrap(proxy));
-    }
-
-    /** The client port of virtual node {@code nodeId} (port-per-broker: bootstrap port + 1 + id - first id). */
-    static InetSocketAddress brokerAddress(WeftProxy proxy, int firstNodeId, int nodeId) {
-        InetSocketAddress b = bootstrapAddress(proxy);
-        return new InetSocketAddress(b.getHostString(), b.getPort() + 1 + nodeId - firstNodeId);
     }
 
     /** Sum of every sample of {@code metric} whose labels include {@code labels}, read from /metrics now. */

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.server.WeftProxy;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
@@ -37,7 +38,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A client that sends and never reads: it pipelines requests as fast as its socket takes them and
@@ -53,6 +55,11 @@ import org.junit.jupiter.api.Test;
  * until the upstream channel is unwritable, which stops reads from the client. The proxy's own
  * buffers stay at a few MiB; its in-flight table holds an entry per forwarded request (tens of
  * thousands here, printed), bounded by those socket buffers rather than by a setting.
+ *
+ * <p>For every kind of virtual cluster ({@link VirtualClusterFixture}). The stuck client's Fetches go to
+ * the address the proxy gives for the big partition's leader, as a real consumer's would (a woven
+ * bootstrap connection serves no partition); the others' round trip uses a topic on the woven kind's
+ * second cluster.
  */
 class SlowReaderTest {
 
@@ -63,15 +70,15 @@ class SlowReaderTest {
     /** Past this the test stops the client at once instead of letting the JVM run out of direct memory. */
     private static final long ABORT_BYTES = 512L << 20;
 
+    private static VirtualClusterFixture fixture;
     private static KafkaCluster kafka;
     private static WeftProxy proxy;
 
     @BeforeAll
     static void start() throws Exception {
         kafka = KafkaCluster.builder().brokers(1).build().start();
-        proxy = ProxyFixture.startInFrontOf(kafka);
+        fixture = VirtualClusterFixture.over(kafka).build();
         kafka.createTopic(BIG, 1, 1);
-        kafka.createTopic("beside", 2, 1);
         Map<String, Object> config = kafka.producerConfig();
         config.put(ProducerConfig.ACKS_CONFIG, "1");
         config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
@@ -87,23 +94,31 @@ class SlowReaderTest {
 
     @AfterAll
     static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (kafka != null) {
-            kafka.close();
+        if (fixture != null) {
+            fixture.close();
         }
     }
 
-    @Test
-    void aClientPipeliningFetchesItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed() throws Exception {
-        neverReads("Fetch", SlowReaderTest::fetch, PARTITION_MAX_BYTES);
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void aClientPipeliningFetchesItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed(VirtualClusterKind kind)
+            throws Exception {
+        use(kind);
+        neverReads(kind, "Fetch", SlowReaderTest::fetch, PARTITION_MAX_BYTES, fixture.leaderAddress(kind, BIG, 0));
     }
 
-    @Test
-    void aClientPipeliningMetadataItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed() throws Exception {
-        // Metadata responses are rewritten (broker addresses), so each is a new buffer of the proxy's.
-        neverReads("Metadata", SlowReaderTest::metadata, 0);
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void aClientPipeliningMetadataItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed(VirtualClusterKind kind)
+            throws Exception {
+        use(kind);
+        // Metadata responses are rewritten (broker addresses) or built by the proxy, so each is a new buffer of the proxy's.
+        neverReads(kind, "Metadata", SlowReaderTest::metadata, 0, fixture.bootstrapAddress(kind));
+    }
+
+    private static void use(VirtualClusterKind kind) {
+        proxy = fixture.proxy(kind);
+        fixture.awaitVisible(kind, BIG);
     }
 
     /**
@@ -111,10 +126,14 @@ class SlowReaderTest {
      * for 2 s, checks others are served meanwhile, pushes 3 s more, and checks the proxy's memory.
      *
      * @param responseBytes about how big each answer is (0: small)
+     * @param target where the stuck client connects (the leader's address for a Fetch)
      */
-    private static void neverReads(String api, IntFunction<byte[]> request, long responseBytes) throws Exception {
+    private static void neverReads(VirtualClusterKind kind, String api, IntFunction<byte[]> request, long responseBytes,
+            InetSocketAddress target) throws Exception {
         InetSocketAddress bootstrap = ResilientProxy.bootstrapAddress(proxy);
-        String tag = "[slow-reader " + api + "]";
+        String tag = "[slow-reader " + kind + " " + api + "]";
+        String beside = kind.name("beside-" + api.toLowerCase(java.util.Locale.ROOT));
+        fixture.createSideTopic(kind, beside, 2);
         long poolBefore = ProcessStats.proxyPoolDirectBytes();
         long nettyBefore = PlatformDependent.usedDirectMemory();
         double forwardedBefore = ResilientProxy.metric(proxy, "weft_requests_total", Map.of("api", api));
@@ -132,7 +151,7 @@ class SlowReaderTest {
             // (the proxy's and the broker's socket buffers are untouched).
             stuck.setOption(StandardSocketOptions.SO_RCVBUF, 16 * 1024);
             stuck.setOption(StandardSocketOptions.SO_SNDBUF, 16 * 1024);
-            stuck.connect(bootstrap);
+            stuck.connect(target);
             stuck.configureBlocking(false);
             long t0 = System.nanoTime();
             long lastProgress = System.nanoTime();
@@ -179,7 +198,7 @@ class SlowReaderTest {
             }
             long rawMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - others0);
             long roundTrip0 = System.nanoTime();
-            roundTrip("beside", 2_000);
+            roundTrip(beside, 2_000);
             long roundTripMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - roundTrip0);
 
             // Still stuck, still bounded: keep pushing for 3 more seconds.

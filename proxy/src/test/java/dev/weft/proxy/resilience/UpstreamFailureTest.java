@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.Session;
-import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +19,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -38,6 +40,7 @@ import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -48,17 +51,29 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Upstream brokers that fail: one that dies in the middle of a response, and one that is gone and
- * refuses connections.
+ * refuses connections; for every kind of virtual cluster ({@link VirtualClusterFixture}).
  *
  * <p>One cluster of three brokers (dedicated controller) with two client listeners: PLAINTEXT, and
  * RELAYED, which each broker advertises at a relay of ours in front of it. A proxy bootstrapped on
  * RELAYED therefore reaches every broker through a relay, and the relay can cut a connection after
  * forwarding half of a response frame. Proxies bootstrapped on PLAINTEXT reach the brokers directly.
+ * The woven kind's second cluster is reached directly and never fails.
+ *
+ * <p>What the client sees differs by kind, by design (DESIGN §4, §5):
+ * <ul>
+ *   <li>a connection bound to the broker that died (pass-through; woven broker connections) is closed:
+ *       the client reconnects, as it would to a broker that went away;</li>
+ *   <li>a Metadata the proxy plans itself (woven, collapsed) is answered without the failed cluster's
+ *       brokers or leaders, on an open connection;</li>
+ *   <li>collapsed binds no connection to a broker: a Produce or Fetch part that fails answers its
+ *       partitions with a retriable error (NOT_LEADER_OR_FOLLOWER) and the connection stays open.</li>
+ * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class UpstreamFailureTest {
@@ -68,10 +83,10 @@ class UpstreamFailureTest {
     private static final Relay.Cut CUT = new Relay.Cut();
     private static final List<Relay> relays = new ArrayList<>();
     private static KafkaCluster kafka;
-    /** Reaches the brokers through the relays. */
-    private static WeftProxy relayed;
-    /** Reaches the brokers directly. */
-    private static WeftProxy direct;
+    /** Proxies that reach the brokers through the relays. */
+    private static VirtualClusterFixture fixture;
+    /** Proxies that reach the brokers directly, per kind. */
+    private static final Map<VirtualClusterKind, WeftProxy> direct = new EnumMap<>(VirtualClusterKind.class);
 
     @BeforeAll
     static void start() throws Exception {
@@ -86,78 +101,62 @@ class UpstreamFailureTest {
         for (int i = 0; i < BROKERS; i++) {
             relays.get(i).target(KafkaWire.address(kafka.brokerAddress(i, "RELAYED")));
         }
-        relayed = ResilientProxy.start(kafka.bootstrapServers("RELAYED"), 0, BROKERS - 1, "");
-        direct = ProxyFixture.startInFrontOf(kafka);
-        // Until discovery finishes, a bootstrap connection goes to the configured bootstrap address (the
-        // broker's RELAYED port itself, not a relay): wait for the brokers, so every upstream is a relay.
-        for (WeftProxy p : new WeftProxy[] {relayed, direct}) {
-            Poll.until(Duration.ofSeconds(30), "the proxy to discover the brokers",
-                    () -> p.cluster("upstream").topology().current().brokers().size() == BROKERS);
-        }
+        fixture = VirtualClusterFixture.over(kafka).bootstrap(kafka.bootstrapServers("RELAYED")).build();
     }
 
     @AfterAll
     static void stop() {
-        for (WeftProxy p : new WeftProxy[] {relayed, direct}) {
-            if (p != null) {
-                p.close();
-            }
-        }
-        if (kafka != null) {
-            kafka.close();
+        direct.values().forEach(WeftProxy::close);
+        if (fixture != null) {
+            fixture.close();
         }
         relays.forEach(Relay::close);
     }
 
-    @Test
+    /** {@code kind}'s proxy through the relays, once it knows every broker (so every upstream is a relay). */
+    private static WeftProxy relayed(VirtualClusterKind kind) {
+        WeftProxy p = fixture.proxy(kind);
+        // Until discovery finishes, a bootstrap connection goes to the configured bootstrap address (the
+        // broker's RELAYED port itself, not a relay): wait for the brokers, so every upstream is a relay.
+        awaitBrokers(kind, p);
+        return p;
+    }
+
+    private static WeftProxy direct(VirtualClusterKind kind) {
+        WeftProxy p = direct.computeIfAbsent(kind, k -> fixture.startAnother(k, kafka.bootstrapServers()));
+        awaitBrokers(kind, p);
+        return p;
+    }
+
+    private static void awaitBrokers(VirtualClusterKind kind, WeftProxy p) {
+        String cluster = VirtualClusterFixture.primaryClusterName(kind);
+        Poll.until(Duration.ofSeconds(30), "the " + kind + " proxy to discover the brokers",
+                () -> p.cluster(cluster).topology().current().brokers().size() == BROKERS);
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     @Order(1)
-    void aBrokerDyingMidResponseDisconnectsTheClientWhichSucceedsOnRetry() throws Exception {
+    void aBrokerDyingMidResponseDisconnectsTheClientWhichSucceedsOnRetry(VirtualClusterKind kind) throws Exception {
+        WeftProxy relayed = relayed(kind);
         Set<Integer> relayPorts = relays.stream().map(Relay::port).collect(Collectors.toSet());
         InetSocketAddress bootstrap = ResilientProxy.bootstrapAddress(relayed);
+        int cutsBefore = CUT.count();
+        String tag = "[mid-response " + kind + "]";
         try (LogTap sessions = LogTap.of(Session.class);
                 LogTap clients = LogTap.quiet("org.apache.kafka.clients", Level.INFO)) {
-            // A raw client: the Metadata response is cut half way; the proxy forwards none of it and closes.
             CUT.arm(ApiKeys.METADATA.id, 16);
             byte[] metadata = KafkaWire.request(ApiKeys.METADATA, (short) 12, 41, "cut-probe",
                     new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false));
-            int bytesBeforeClose;
-            long closeMillis;
-            try (Socket s = new Socket()) {
-                s.connect(bootstrap, 5_000);
-                s.setSoTimeout(15_000);
-                long t0 = System.nanoTime();
-                s.getOutputStream().write(metadata);
-                bytesBeforeClose = bytesUntilClosed(s.getInputStream());
-                closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            if (kind.plansMetadata()) {
+                metadataCutWhileTheProxyPlansIt(kind, bootstrap, metadata, cutsBefore, sessions, tag);
+            } else {
+                metadataCutOnTheBoundConnection(kind, bootstrap, metadata, cutsBefore, sessions, relayPorts, tag);
             }
-            assertEquals(1, CUT.count(), "the relay cut one Metadata response: " + CUT.log());
-            Poll.until(Duration.ofSeconds(10), "the proxy to log the upstream that died mid-response",
-                    () -> sessions.count(l -> l.message().contains("closed the connection with 1 request(s) unanswered")
-                            && relayPorts.stream().anyMatch(p -> l.message().contains("127.0.0.1:" + p))) > 0,
-                    () -> sessions.lines().toString());
-            // The retry on a new connection gets the whole response, with the proxy's addresses in it.
-            try (Socket s = new Socket()) {
-                s.connect(bootstrap, 5_000);
-                s.setSoTimeout(15_000);
-                s.getOutputStream().write(metadata);
-                byte[] body = KafkaWire.readFrame(s.getInputStream());
-                assertEquals(41, KafkaWire.correlationId(body));
-                // Before the close the first client got no complete response: nothing it could take for an answer.
-                // (Weft holds a response until it is whole today, so it got nothing; a cut-through proxy may pass a part.)
-                assertTrue(bytesBeforeClose < 4 + body.length, "the client got " + bytesBeforeClose
-                        + " bytes of a " + (4 + body.length) + "-byte response before the close");
-                MetadataResponseData md = (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body);
-                assertEquals(BROKERS, md.brokers().size());
-                int proxyPort = bootstrap.getPort();
-                md.brokers().forEach(b -> assertTrue(b.port() > proxyPort && b.port() <= proxyPort + BROKERS,
-                        "broker " + b.nodeId() + " at a proxy port: " + b.port()));
-            }
-            System.out.printf("[mid-response] raw Metadata client: %s; client got %d bytes, then the close after %d ms; "
-                    + "retry on a new connection answered in full%n", CUT.log(), bytesBeforeClose, closeMillis);
 
-            // A real idempotent producer: its Produce response is cut; it sees a disconnect, retries, succeeds.
-            String topic = "cut-in-half";
-            kafka.createTopic(topic, 3, 3, Map.of("min.insync.replicas", "2"));
+            // A real idempotent producer: its Produce response is cut; it retries and succeeds.
+            String topic = kind.name("cut-in-half");
+            fixture.createTopic(kind, topic, 3, 3, Map.of("min.insync.replicas", "2"));
             int records = 2_000;
             Properties p = new Properties();
             p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, ResilientProxy.bootstrap(relayed));
@@ -177,50 +176,174 @@ class UpstreamFailureTest {
                 }
                 retries = metric(producer.metrics(), "record-retry-total");
             }
-            assertEquals(2, CUT.count(), "the relay cut one Produce response: " + CUT.log());
-            List<String> producerSaw = clients.lines(l -> l.message().contains("PRODUCE") && l.message().contains("disconnect")
+            assertEquals(cutsBefore + 2, CUT.count(), "the relay cut one Produce response: " + CUT.log());
+            List<String> producerDisconnected = clients.lines(l -> l.message().contains("PRODUCE") && l.message().contains("disconnect")
                     || l.message().contains("NETWORK_EXCEPTION")).stream().map(LogTap.Line::message).toList();
-            assertTrue(!producerSaw.isEmpty(), "the producer saw the disconnect: " + clients.lines());
+            List<String> producerRetriable = clients.lines(l -> l.message().contains("NOT_LEADER_OR_FOLLOWER"))
+                    .stream().map(LogTap.Line::message).toList();
+            if (kind.bindsClientConnectionsToBrokers()) {
+                // Its connection was bound to the broker that "died": closed, the producer saw the disconnect.
+                assertTrue(!producerDisconnected.isEmpty(), "the producer saw the disconnect: " + clients.lines());
+            } else {
+                // Collapsed: the failed part answers its partitions with a retriable error, the connection stays.
+                assertEquals(List.of(), producerDisconnected, "the producer saw no disconnect");
+                assertTrue(!producerRetriable.isEmpty(), "the producer was told NOT_LEADER_OR_FOLLOWER: " + clients.lines());
+            }
             assertTrue(retries >= 1, "the producer retried: record-retry-total " + retries);
             Map<String, Integer> stored = readAll(kafka.bootstrapServers(), topic, records);
             for (int i = 0; i < records; i++) {
                 assertEquals(1, stored.getOrDefault("k" + i + "=v" + i, 0), "record " + i + " stored exactly once");
             }
-            System.out.printf("[mid-response] idempotent producer: %s; it logged %s; record-retry-total %.0f; all %d "
-                    + "records acknowledged and stored exactly once%n", CUT.log().get(1), producerSaw.get(0), retries, records);
+            System.out.printf("%s idempotent producer: %s; it logged %s; record-retry-total %.0f; all %d "
+                    + "records acknowledged and stored exactly once%n", tag, CUT.log().get(cutsBefore + 1),
+                    (kind.bindsClientConnectionsToBrokers() ? producerDisconnected : producerRetriable).get(0), retries, records);
 
-            // A real consumer: a Fetch response with records is cut; it sees a disconnect, fetches again, gets everything once.
+            // A real consumer: a Fetch response with records is cut; it fetches again and gets everything once.
+            clients.clear();
             CUT.arm(ApiKeys.FETCH.id, 1_000);
             Map<String, Integer> consumed = readAll(ResilientProxy.bootstrap(relayed), topic, records);
-            assertEquals(3, CUT.count(), "the relay cut one Fetch response: " + CUT.log());
+            assertEquals(cutsBefore + 3, CUT.count(), "the relay cut one Fetch response: " + CUT.log());
             for (int i = 0; i < records; i++) {
                 assertEquals(1, consumed.getOrDefault("k" + i + "=v" + i, 0), "record " + i + " consumed exactly once");
             }
-            List<String> consumerSaw = clients.lines(l -> l.message().contains("FETCH") && l.message().contains("disconnect")
+            List<String> consumerDisconnected = clients.lines(l -> l.message().contains("FETCH") && l.message().contains("disconnect")
                     || l.message().contains("DisconnectException")).stream().map(LogTap.Line::message).toList();
-            assertTrue(!consumerSaw.isEmpty(), "the consumer saw the disconnect: " + clients.lines());
-            System.out.printf("[mid-response] consumer: %s; it logged %s; all %d records consumed exactly once%n",
-                    CUT.log().get(2), consumerSaw.get(0), records);
+            if (kind.bindsClientConnectionsToBrokers()) {
+                assertTrue(!consumerDisconnected.isEmpty(), "the consumer saw the disconnect: " + clients.lines());
+            } else {
+                // Collapsed: the failed part's partitions come back with a retriable error; no disconnect.
+                assertEquals(List.of(), consumerDisconnected, "the consumer saw no disconnect");
+            }
+            System.out.printf("%s consumer: %s; it logged %s; all %d records consumed exactly once%n", tag,
+                    CUT.log().get(cutsBefore + 2), consumerDisconnected.isEmpty() ? "no disconnect" : consumerDisconnected.get(0),
+                    records);
 
-            List<LogTap.Line> proxySaw = sessions.lines(l -> l.message().contains("closed the connection"));
-            assertEquals(3, proxySaw.size(), "one upstream close per cut: " + proxySaw);
-            proxySaw.forEach(l -> System.out.println("[mid-response] proxy: " + l));
+            List<LogTap.Line> clientClosed = sessions.lines(l -> l.message().contains("closed the connection")
+                    && l.message().contains("closing the client connection"));
+            // One client connection closed per cut on a bound connection: pass-through 3 (Metadata, Produce,
+            // Fetch); woven 2 (its Metadata is planned, not bound); collapsed none.
+            int expectedCloses = !kind.bindsClientConnectionsToBrokers() ? 0 : kind.plansMetadata() ? 2 : 3;
+            assertEquals(expectedCloses, clientClosed.size(), "client connections closed for an upstream that died: " + clientClosed);
+            sessions.lines().stream().filter(l -> l.level().isGreaterOrEqual(Level.INFO)).limit(8)
+                    .forEach(l -> System.out.println(tag + " proxy: " + l));
             assertEquals(List.of(), sessions.lines(Level.ERROR));
         }
         // The proxy keeps serving.
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, ResilientProxy.bootstrap(relayed)))) {
-            assertEquals(BROKERS, admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
+            assertEquals(fixture.visibleBrokers(kind), admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size());
         }
     }
 
-    @Test
+    /** Pass-through: the Metadata goes over the bound connection; the cut closes the client, which retries. */
+    private static void metadataCutOnTheBoundConnection(VirtualClusterKind kind, InetSocketAddress bootstrap, byte[] metadata,
+            int cutsBefore, LogTap sessions, Set<Integer> relayPorts, String tag) throws Exception {
+        int bytesBeforeClose;
+        long closeMillis;
+        try (Socket s = new Socket()) {
+            s.connect(bootstrap, 5_000);
+            s.setSoTimeout(15_000);
+            long t0 = System.nanoTime();
+            s.getOutputStream().write(metadata);
+            bytesBeforeClose = bytesUntilClosed(s.getInputStream());
+            closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        }
+        assertEquals(cutsBefore + 1, CUT.count(), "the relay cut one Metadata response: " + CUT.log());
+        Poll.until(Duration.ofSeconds(10), "the proxy to log the upstream that died mid-response",
+                () -> sessions.count(l -> l.message().contains("closed the connection with 1 request(s) unanswered")
+                        && relayPorts.stream().anyMatch(p -> l.message().contains("127.0.0.1:" + p))) > 0,
+                () -> sessions.lines().toString());
+        // The retry on a new connection gets the whole response, with the proxy's addresses in it.
+        try (Socket s = new Socket()) {
+            s.connect(bootstrap, 5_000);
+            s.setSoTimeout(15_000);
+            s.getOutputStream().write(metadata);
+            byte[] body = KafkaWire.readFrame(s.getInputStream());
+            assertEquals(41, KafkaWire.correlationId(body));
+            // Before the close the first client got no complete response: nothing it could take for an answer.
+            // (Weft holds a response until it is whole today, so it got nothing; a cut-through proxy may pass a part.)
+            assertTrue(bytesBeforeClose < 4 + body.length, "the client got " + bytesBeforeClose
+                    + " bytes of a " + (4 + body.length) + "-byte response before the close");
+            assertAtProxyPorts(kind, bootstrap, (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body));
+        }
+        System.out.printf("%s raw Metadata client: %s; client got %d bytes, then the close after %d ms; "
+                + "retry on a new connection answered in full%n", tag, CUT.log().get(cutsBefore), bytesBeforeClose, closeMillis);
+    }
+
+    /**
+     * Woven, collapsed: the proxy asks every route for Metadata itself; the cut route's answer is
+     * missing, so the client is answered at once without that cluster's brokers (woven) or leaders, on
+     * an open connection, and asking again on the same connection gets the whole answer.
+     */
+    private static void metadataCutWhileTheProxyPlansIt(VirtualClusterKind kind, InetSocketAddress bootstrap, byte[] metadata,
+            int cutsBefore, LogTap sessions, String tag) throws Exception {
+        try (Socket s = new Socket()) {
+            s.connect(bootstrap, 5_000);
+            s.setSoTimeout(15_000);
+            s.getOutputStream().write(metadata);
+            byte[] body = KafkaWire.readFrame(s.getInputStream());
+            assertEquals(cutsBefore + 1, CUT.count(), "the relay cut one Metadata response: " + CUT.log());
+            assertEquals(41, KafkaWire.correlationId(body));
+            MetadataResponseData degraded = (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body);
+            if (kind == VirtualClusterKind.TOPIC_WOVEN) {
+                assertEquals(fixture.side().brokerIds().size(), degraded.brokers().size(),
+                        "only the side cluster's brokers: the primary did not answer " + degraded.brokers());
+                degraded.topics().stream().filter(t -> kafkaTopics().contains(t.name())).forEach(t -> t.partitions().forEach(
+                        pt -> assertEquals(-1, pt.leaderId(), "no leader for " + t.name() + "-" + pt.partitionIndex())));
+            } else {
+                assertEquals(1, degraded.brokers().size(), "the proxy node: " + degraded.brokers());
+            }
+            // Asked again on the same connection, as a client refreshing its metadata does (with a short
+            // backoff): answered in full once the proxy is connected to the cluster again.
+            MetadataResponseData full = null;
+            int asks = 0;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (full == null || full.brokers().size() < fixture.visibleBrokers(kind) && System.nanoTime() - until < 0) {
+                if (asks++ > 0) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // the client's backoff
+                }
+                s.getOutputStream().write(metadata);
+                body = KafkaWire.readFrame(s.getInputStream());
+                assertEquals(41, KafkaWire.correlationId(body));
+                full = (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body);
+            }
+            assertAtProxyPorts(kind, bootstrap, full);
+            System.out.printf("%s raw Metadata client: %s; answered at once without the cut cluster (%d brokers, "
+                    + "%d topics), then in full on the same connection (asked %d more time(s))%n", tag, CUT.log().get(cutsBefore),
+                    degraded.brokers().size(), degraded.topics().size(), asks);
+        }
+        assertEquals(0, sessions.count(l -> l.message().contains("closing the client connection")),
+                "no client connection closed: " + sessions.lines());
+    }
+
+    private static Set<String> kafkaTopics() {
+        try {
+            return kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Every broker in a complete answer, at one of {@code kind}'s client addresses. */
+    private static void assertAtProxyPorts(VirtualClusterKind kind, InetSocketAddress bootstrap, MetadataResponseData md) {
+        assertEquals(fixture.visibleBrokers(kind), md.brokers().size(), "every broker: " + md.brokers());
+        int proxyPort = bootstrap.getPort();
+        int ports = fixture.brokerPortCount(kind);
+        md.brokers().forEach(b -> assertTrue(ports == 0 ? b.port() == proxyPort : b.port() > proxyPort && b.port() <= proxyPort + ports,
+                "broker " + b.nodeId() + " at a proxy port: " + b.port()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     @Order(2)
-    void aStoppedBrokerIsACleanCloseOnItsPortAndProducersFollowTheMovedLeader() throws Exception {
-        String topic = "moving";
+    void aStoppedBrokerIsACleanCloseOnItsPortAndProducersFollowTheMovedLeader(VirtualClusterKind kind) throws Exception {
+        String topic = kind.name("moving");
+        WeftProxy viaProxy = direct(kind);
         kafka.createTopic(topic, 3, 3, Map.of("min.insync.replicas", "2"));
+        viaProxy.virtualCluster("main").refreshCatalog().get(30, TimeUnit.SECONDS);
         int victim = leaderOf(topic, 0);
         String victimAddress = kafka.brokerAddress(victim);
-        String via = ResilientProxy.bootstrap(direct);
+        String via = ResilientProxy.bootstrap(viaProxy);
+        String tag = "[broker-stopped " + kind + "]";
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, via);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -230,37 +353,81 @@ class UpstreamFailureTest {
                 KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             sendAll(producer, topic, 0, batch); // to partition 0, led by the victim
             // A proxy that has seen no traffic since: its snapshot still lists the broker.
-            WeftProxy quiet = ProxyFixture.startInFrontOf(kafka);
+            WeftProxy quiet = fixture.startAnother(kind, kafka.bootstrapServers());
             try {
+                String cluster = VirtualClusterFixture.primaryClusterName(kind);
                 Poll.until(Duration.ofSeconds(30), "the quiet proxy to know the brokers",
-                        () -> !quiet.cluster("upstream").topology().current().isEmpty());
+                        () -> !quiet.cluster(cluster).topology().current().isEmpty());
                 long stopStart = System.nanoTime();
                 kafka.stopBroker(victim);
                 long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopStart);
-                InetSocketAddress victimPort = ResilientProxy.brokerAddress(quiet, 0, victim);
-
-                long first = cleanCloseMillis(victimPort);
-                Poll.until(Duration.ofSeconds(10), "'cannot connect to broker " + victimAddress + "'",
-                        () -> sessions.count(l -> l.level() == Level.WARN && l.message().contains("cannot connect to broker")
-                                && l.message().contains(victimAddress)) > 0, () -> sessions.lines().toString());
-                // The failed connect refreshed the quiet proxy's view: the broker is now unknown, also a clean close.
-                Poll.until(Duration.ofSeconds(20), "the quiet proxy to forget broker " + victim,
-                        () -> quiet.cluster("upstream").topology().current().broker(victim) == null);
-                long second = cleanCloseMillis(victimPort);
-                Poll.until(Duration.ofSeconds(10), "'no upstream broker to connect to' for node " + victim,
-                        () -> sessions.count(l -> l.level() == Level.WARN && l.message().contains("no upstream broker")
-                                && l.message().contains("node id " + victim)) > 0, () -> sessions.lines().toString());
-                System.out.printf("[broker-stopped] broker %d (%s) stopped (controlled) in %d ms; its virtual port %s closed "
-                        + "a new client connection cleanly in %d ms, and again in %d ms once the proxy forgot the broker%n",
-                        victim, victimAddress, stopMillis, victimPort, first, second);
+                if (kind.bindsClientConnectionsToBrokers()) {
+                    // The stopped broker's own port: a client connection there is bound to it, so it is closed.
+                    InetSocketAddress victimPort = fixture.brokerAddress(kind, quiet, victim);
+                    long first = cleanCloseMillis(victimPort);
+                    Poll.until(Duration.ofSeconds(10), "'cannot connect to broker " + victimAddress + "'",
+                            () -> sessions.count(l -> l.level() == Level.WARN && l.message().contains("cannot connect to broker")
+                                    && l.message().contains(victimAddress)) > 0, () -> sessions.lines().toString());
+                    // The failed connect refreshed the quiet proxy's view: the broker is now unknown, also a clean close.
+                    Poll.until(Duration.ofSeconds(20), "the quiet proxy to forget broker " + victim,
+                            () -> quiet.cluster(cluster).topology().current().broker(victim) == null);
+                    long second = cleanCloseMillis(victimPort);
+                    Poll.until(Duration.ofSeconds(10), "'no upstream broker to connect to' for node " + victim,
+                            () -> sessions.count(l -> l.level() == Level.WARN && l.message().contains("no upstream broker")
+                                    && l.message().contains("node id " + victim)) > 0, () -> sessions.lines().toString());
+                    System.out.printf("%s broker %d (%s) stopped (controlled) in %d ms; its virtual port %s closed "
+                            + "a new client connection cleanly in %d ms, and again in %d ms once the proxy forgot the broker%n",
+                            tag, victim, victimAddress, stopMillis, victimPort, first, second);
+                } else {
+                    // Collapsed has no port per broker: new connections to the proxy node are served. Until the
+                    // proxy forgets the stopped broker, the one it asks for its ApiVersions answer may be that one:
+                    // such a connection may be closed, with a WARN naming the broker, and the client's next
+                    // connection (kafka-clients reconnects) is served. Asked until answered, at most once per broker.
+                    int attempts = 0;
+                    boolean answered = false;
+                    while (!answered && attempts < BROKERS) {
+                        attempts++;
+                        try (Socket s = new Socket()) {
+                            s.connect(ResilientProxy.bootstrapAddress(quiet), 5_000);
+                            s.setSoTimeout(15_000);
+                            s.getOutputStream().write(KafkaWire.apiVersionsRequest(7));
+                            ApiVersionsResponseData v = KafkaWire.checkApiVersionsResponse(KafkaWire.readFrame(s.getInputStream()), 7);
+                            assertTrue(v.apiKeys().size() > 0);
+                            s.getOutputStream().write(KafkaWire.request(ApiKeys.METADATA, (short) 12, 8, "after-stop",
+                                    new MetadataRequestData().setTopics(null).setAllowAutoTopicCreation(false)));
+                            assertEquals(8, KafkaWire.correlationId(KafkaWire.readFrame(s.getInputStream())));
+                            answered = true;
+                        } catch (java.io.EOFException closed) {
+                            // Closed with a WARN saying why, and the proxy names the broker it could not reach.
+                            int failedAttempt = attempts;
+                            Poll.until(Duration.ofSeconds(10), "a WARN for the closed connection " + failedAttempt
+                                    + " and a line naming the stopped broker", () -> sessions.count(l -> l.level() == Level.WARN
+                                            && l.message().contains("closing")) >= failedAttempt
+                                            && sessions.count(l -> l.message().contains(victimAddress)) > 0,
+                                    () -> sessions.lines().toString());
+                        }
+                    }
+                    assertTrue(answered, "a new connection was served within " + BROKERS + " attempts: " + sessions.lines());
+                    int closedAttempts = attempts - 1;
+                    System.out.printf("%s broker %d (%s) stopped (controlled) in %d ms; a new connection to the quiet "
+                            + "proxy node was answered ApiVersions and Metadata after %d closed attempt(s)%n", tag, victim,
+                            victimAddress, stopMillis, closedAttempts);
+                }
             } finally {
                 quiet.close();
             }
 
-            // The producer that knew the old leader keeps working through the proxy.
+            // The producer that knew the old leader keeps working through the proxy, answered well before
+            // its request timeout (30 s): a stall that long means the proxy left a request unanswered.
             long t0 = System.nanoTime();
-            sendAll(producer, topic, batch, batch);
+            List<LogTap.Line> proxyDebug;
+            try (LogTap debug = LogTap.quiet("dev.weft.proxy", Level.DEBUG)) {
+                sendAll(producer, topic, batch, batch);
+                proxyDebug = debug.lines();
+            }
             long resumeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(resumeMillis < 15_000, "the second batch, to the moved leader, was acknowledged only after "
+                    + resumeMillis + " ms; the proxy logged meanwhile: " + proxyDebug.stream().limit(40).toList());
             int newLeader = leaderOf(topic, 0);
             assertNotEquals(victim, newLeader, "leadership of partition 0 moved");
             Map<String, Integer> consumed = readAll(via, topic, 2 * batch);
@@ -268,14 +435,22 @@ class UpstreamFailureTest {
                 assertEquals(1, consumed.getOrDefault("k" + i + "=v" + i, 0), "record " + i + " exactly once");
             }
             sessions.lines(l -> l.message().contains(victimAddress)).stream().limit(6)
-                    .forEach(l -> System.out.println("[broker-stopped] proxy: " + l));
-            System.out.printf("[broker-stopped] the producer's second batch of %d to partition 0 (leader now broker %d) "
+                    .forEach(l -> System.out.println(tag + " proxy: " + l));
+            System.out.printf("%s the producer's second batch of %d to partition 0 (leader now broker %d) "
                     + "was acknowledged in %d ms; both batches consumed through the proxy exactly once%n",
-                    batch, newLeader, resumeMillis);
+                    tag, batch, newLeader, resumeMillis);
             assertEquals(List.of(), sessions.lines(Level.ERROR));
         } finally {
             kafka.restartBroker(victim);
+            awaitFullIsr(topic);
         }
+    }
+
+    /** Waits until every partition of {@code topic} has its 3 replicas in sync again (the next kind starts whole). */
+    private static void awaitFullIsr(String topic) {
+        Poll.untilNoThrow(Duration.ofSeconds(60), topic + " back to 3 in-sync replicas", () -> kafka.admin()
+                .describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic)
+                .partitions().stream().allMatch(i -> i.isr().size() == 3));
     }
 
     /** Connects to {@code address}, sends ApiVersions, and expects a close with no answer; returns how long it took. */

@@ -1,5 +1,9 @@
 /**
- * Bad input, faults and load against a live proxy and real brokers (issue 3).
+ * Bad input, faults and load against a live proxy and real brokers (issue 3), for every kind of virtual
+ * cluster ({@link dev.weft.proxy.testing.VirtualClusterKind}: pass-through, topic-woven, collapsed): each
+ * class starts its clusters once and one proxy per kind ({@link dev.weft.proxy.testing.VirtualClusterFixture}),
+ * and runs each case per kind; where a kind answers differently by design the case says which and why.
+ * {@code -Dweft.kinds=collapsed} (comma-separated slugs) runs one kind's cases only.
  *
  * <ul>
  *   <li>{@link dev.weft.proxy.resilience.ProxyFuzzTest}: 100,000 seeded mutated frames from a real-client
@@ -16,7 +20,7 @@
  * </ul>
  *
  * <p>Figures (frame counts, RSS, pauses, memory) are printed with a {@code [tag]} prefix to the test
- * output ({@code target/surefire-reports/*-output.txt}). The proxy runs in the test JVM together with
+ * output ({@code target/surefire-reports/*-output.txt}), with the kind in the tag. The proxy runs in the test JVM together with
  * the embedded brokers, so process-wide figures include them.
  */
 package dev.weft.proxy.resilience;

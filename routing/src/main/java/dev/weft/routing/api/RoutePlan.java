@@ -1,6 +1,7 @@
 package dev.weft.routing.api;
 
 import dev.weft.protocol.skim.PartitionSkim;
+import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import java.util.Arrays;
 
@@ -15,7 +16,7 @@ import java.util.Arrays;
  * <p>Primitive arrays, reused: sessions keep a few of these ({@link RoutePlanPool}), so planning a
  * request allocates nothing once warm. Event loop only.
  */
-public final class RoutePlan implements UpstreamTopicKeys {
+public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
 
     /** Target of a partition that is not sent: the proxy answers it with an error. */
     public static final int REFUSED = -1;
@@ -33,6 +34,11 @@ public final class RoutePlan implements UpstreamTopicKeys {
     private boolean unknownTopics;
     private boolean foreignTopics;
     private boolean keepFetchSessions;
+    /** Per partition, the upstream partition index and topic key (partition weaving); used only when set. */
+    private int[] partitionOf = new int[16];
+    private byte[][] partitionKeys = new byte[16][];
+    private boolean renumbered;
+    private boolean keysPerPartition;
 
     public RoutePlan(TopicNameCache names) {
         this.names = names;
@@ -60,6 +66,17 @@ public final class RoutePlan implements UpstreamTopicKeys {
         unknownTopics = false;
         foreignTopics = false;
         keepFetchSessions = false;
+        if (renumbered || keysPerPartition) {
+            Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
+            Arrays.fill(partitionKeys, null);
+            renumbered = false;
+            keysPerPartition = false;
+        }
+        if (partitionOf.length < partitions) {
+            partitionOf = new int[Math.max(partitions, partitionOf.length * 2)];
+            Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
+            partitionKeys = new byte[partitionOf.length][];
+        }
         return this;
     }
 
@@ -105,6 +122,43 @@ public final class RoutePlan implements UpstreamTopicKeys {
     public void upstreamKey(int t, byte[] key) {
         keys[t] = key;
         keysChange |= key != null;
+    }
+
+    /**
+     * Sends partition {@code i} upstream as partition {@code upstreamPartition} of the topic with key
+     * {@code key} (raw name or 16 id bytes; null: its topic's key): partition weaving composes one
+     * logical topic from partitions of several physical topics. The answer comes back under the client's
+     * topic and partition.
+     */
+    public void renumber(int i, int upstreamPartition, byte[] key) {
+        partitionOf[i] = upstreamPartition;
+        renumbered = true;
+        if (key != null) {
+            partitionKeys[i] = key;
+            keysPerPartition = true;
+            keysChange = true;
+        }
+    }
+
+    @Override
+    public int upstreamPartition(int i) {
+        return renumbered ? partitionOf[i] : UpstreamPartitions.CLIENT_INDEX;
+    }
+
+    @Override
+    public boolean keysPerPartition() {
+        return keysPerPartition;
+    }
+
+    @Override
+    public byte[] upstreamKey(int t, int i) {
+        byte[] k = keysPerPartition ? partitionKeys[i] : null;
+        return k != null ? k : keys[t];
+    }
+
+    /** Whether some partition goes upstream under another partition number ({@link #renumber}). */
+    public boolean renumbers() {
+        return renumbered;
     }
 
     /** The client keeps its fetch sessions (KIP-227): a forwarded Fetch goes exactly as sent. */
@@ -156,6 +210,6 @@ public final class RoutePlan implements UpstreamTopicKeys {
      * can go as it is.
      */
     public boolean passThrough(int partitions) {
-        return routed == partitions && !keysChange && targetCount == 1 && targetBroker[0] == OWN_BROKER;
+        return routed == partitions && !keysChange && !renumbered && targetCount == 1 && targetBroker[0] == OWN_BROKER;
     }
 }

@@ -1,0 +1,88 @@
+package dev.weft.proxy.testing;
+
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The kinds of virtual cluster one session serves (DESIGN §3, §4): every resilience and bad-input suite
+ * runs its cases against each, through {@link VirtualClusterFixture}. Where a kind legitimately answers
+ * differently (who answers ApiVersions, whether a client connection is bound to one broker), the suites
+ * say so per kind through the properties here, each with the reason.
+ */
+public enum VirtualClusterKind {
+
+    /**
+     * {@code target: { cluster: upstream }}: the identity router, a port-per-broker gateway; every cold
+     * request is forwarded over the connection's own broker connection (a bootstrap connection's: one
+     * broker of the cluster), ApiVersions included (the broker's answer, clamped to Weft's versions).
+     */
+    PASS_THROUGH,
+
+    /**
+     * {@code target: { router: weave }}: a topic-weave router over the suite's cluster (route
+     * "primary", cluster c0) and a second one-broker cluster (route "side", c1), port-per-broker; the
+     * proxy answers ApiVersions itself (the intersection over both clusters) and plans Metadata and
+     * the other cold APIs; Produce and Fetch go over the broker connection the client chose.
+     */
+    TOPIC_WOVEN,
+
+    /**
+     * {@code topology: collapsed} over the suite's cluster: the proxy fleet (one node, this proxy, at
+     * its single bind port) is the broker list; no client connection is bound to a broker, Produce and
+     * Fetch are split by real leader, and a broker dying fails only its partitions.
+     */
+    COLLAPSED;
+
+    /**
+     * Every kind, for {@code @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")}; only those
+     * named in {@code -Dweft.kinds=pass-through,collapsed} when that is set (to run one kind's cases).
+     */
+    public static Stream<VirtualClusterKind> all() {
+        String only = System.getProperty("weft.kinds", "").trim();
+        if (only.isEmpty()) {
+            return Stream.of(values());
+        }
+        java.util.Set<String> named = java.util.Set.of(only.split("\\s*,\\s*"));
+        return Stream.of(values()).filter(k -> named.contains(k.slug()));
+    }
+
+    /** A name for topics, groups and log tags: "pass-through", "topic-woven", "collapsed". */
+    public String slug() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** {@code base} made distinct per kind, for topics and groups on clusters the kinds share. */
+    public String name(String base) {
+        return base + "-" + slug();
+    }
+
+    /**
+     * Whether the proxy answers ApiVersions itself (and then refuses any API or version it did not
+     * offer, naming the virtual cluster) instead of forwarding it to a broker.
+     */
+    public boolean answersApiVersions() {
+        return this != PASS_THROUGH;
+    }
+
+    /**
+     * Whether the proxy plans Metadata itself (one request per route, merged; a route that fails shows
+     * its partitions leaderless) instead of forwarding the client's request to one broker.
+     */
+    public boolean plansMetadata() {
+        return this != PASS_THROUGH;
+    }
+
+    /**
+     * Whether each client connection is bound to one upstream broker connection (a broker port's
+     * broker; a bootstrap connection's first one), so that broker failing closes the client connection.
+     * Collapsed binds none: a broker failing fails only its partitions.
+     */
+    public boolean bindsClientConnectionsToBrokers() {
+        return this != COLLAPSED;
+    }
+
+    @Override
+    public String toString() {
+        return slug();
+    }
+}
