@@ -53,7 +53,7 @@ public final class ClientConnectionChecks {
         if (!(evt instanceof IdleStateEvent)) {
             return false;
         }
-        long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastReadNanos);
+        long silentMillis = TimeUnit.NANOSECONDS.toMillis(settings.clock().nanoTime() - lastReadNanos);
         KafkaFrameDecoder decoder = ctx.pipeline().get(KafkaFrameDecoder.class);
         int partial = decoder == null ? 0 : decoder.bufferedBytes();
         if (partial == 0 && nothingInFlight && silentMillis >= settings.idleTimeoutMillis()) {

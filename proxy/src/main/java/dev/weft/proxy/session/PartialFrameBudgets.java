@@ -29,6 +29,7 @@ public final class PartialFrameBudgets {
 
     private final ToIntFunction<EventExecutor> coreIndexOf;
     private final CoreByteBudget[] budgets;
+    private final NanoClock clock;
     private final PartialFrameLimits[] limits;
     private final long perConnectionBytes;
     private final long perCoreBytes;
@@ -47,6 +48,7 @@ public final class PartialFrameBudgets {
             throw new IllegalArgumentException("no cores to keep partial-frame budgets for");
         }
         this.coreIndexOf = coreIndexOf;
+        this.clock = clock;
         this.perConnectionBytes = perConnectionBytes;
         this.perCoreBytes = perCoreBytes;
         this.budgets = new CoreByteBudget[coreCount];
@@ -56,6 +58,11 @@ public final class PartialFrameBudgets {
             budgets[i] = new CoreByteBudget(perCoreBytes, perConnectionBytes);
             limits[i] = new PartialFrameLimits(budgets[i], timeoutNanos, clock);
         }
+    }
+
+    /** Where the sessions of these cores read "now" (a manual clock in tests). */
+    public NanoClock clock() {
+        return clock;
     }
 
     /** The budgets of {@code loops}' cores, on the system clock. */

@@ -98,7 +98,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
     private int parkedSlot;
     private int parkedRoute;
     private short parkedVersion;
-    private long lastReadNanos = System.nanoTime();
+    private long lastReadNanos;
 
     Session(VirtualClusterRuntime runtime, SessionSettings settings, BrokerAddressBook addresses, int virtualNodeId) {
         this.runtime = runtime;
@@ -107,6 +107,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
         this.virtualNodeId = virtualNodeId;
         this.ownRoute = virtualNodeId < 0 ? -1 : runtime.bijection().routeOf(virtualNodeId);
         this.slots = new ResponseOrder(settings.maxInflightRequests());
+        this.lastReadNanos = settings.clock().nanoTime();
         this.links = new UpstreamLinks(this);
         this.planContext = new SessionPlanContext(this);
         this.hotContext = new HotContext() {
@@ -302,7 +303,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
             return;
         }
         metrics.requestForwarded(apiKey, frame.readableBytes());
-        int slot = slots.open(apiKey, version, correlationId, System.nanoTime());
+        int slot = slots.open(apiKey, version, correlationId, settings.clock().nanoTime());
         if (slots.size() >= settings.maxInflightRequests()) {
             updateClientReading(); // at the cap: stop reading now, not one read batch later
         }
@@ -488,7 +489,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     private void writeSlot(int slot, ByteBuf r) {
         if (r != null) {
-            metrics.responseReturned(slots.apiKey(slot), r.readableBytes(), System.nanoTime() - slots.startNanos(slot));
+            metrics.responseReturned(slots.apiKey(slot), r.readableBytes(), settings.clock().nanoTime() - slots.startNanos(slot));
             client.write(r, client.voidPromise());
             clientNeedsFlush = true;
         }
@@ -561,7 +562,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        lastReadNanos = System.nanoTime();
+        lastReadNanos = settings.clock().nanoTime();
         links.flushAll();
         flushClient(); // answers the proxy gave itself while reading (refusals, cached ApiVersions)
         ctx.fireChannelReadComplete();

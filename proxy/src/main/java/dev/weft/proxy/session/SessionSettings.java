@@ -32,6 +32,11 @@ public record SessionSettings(
         int maxInflightRequests,
         PartialFrameBudgets partialFrames) {
 
+    /** The clock sessions read "now" from (deadlines, idle time, latency): the system's, or a manual one in tests. */
+    public dev.weft.iocore.time.NanoClock clock() {
+        return partialFrames.clock();
+    }
+
     /**
      * Settings with the default partial-frame budgets ({@link PartialFrameBudgets#DEFAULT_PER_CONNECTION_BYTES},
      * {@link PartialFrameBudgets#DEFAULT_PER_CORE_BYTES}) on {@code loops}' cores.

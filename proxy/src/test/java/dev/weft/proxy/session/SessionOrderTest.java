@@ -257,20 +257,47 @@ class SessionOrderTest {
         assertEquals(0, ch.onCore(() -> ch.outboundMessages().size()), "nothing written " + millis + " ms after the requests");
     }
 
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void anIdleClientIsClosedAfterTheIdleTimeoutOnTheSessionsClockNotBefore(VirtualClusterKind kind) throws Exception {
+        dev.weft.iocore.time.ManualNanoClock clock = new dev.weft.iocore.time.ManualNanoClock(1_000_000_000L);
+        int idleMillis = 600_000;
+        OnCore ch = session(kind, 100, clock, idleMillis);
+        // one request answered: the client has been heard from, and has nothing in flight
+        ch.send(KafkaFrames.request(ApiKeys.API_VERSIONS, (short) 3, 1, apiVersions()));
+        assertEquals(List.of(1), ch.awaitResponses(1));
+        io.netty.handler.timeout.IdleStateEvent tick = io.netty.handler.timeout.IdleStateEvent.READER_IDLE_STATE_EVENT;
+
+        clock.advance(TimeUnit.MILLISECONDS.toNanos(idleMillis - 1));
+        ch.onCore(() -> ch.pipeline().fireUserEventTriggered(tick));
+        assertTrue(ch.onCore(ch::isOpen), "open 1 ms before server.idleTimeoutMs of silence");
+
+        clock.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        ch.onCore(() -> ch.pipeline().fireUserEventTriggered(tick));
+        assertFalse(ch.onCore(ch::isOpen), "closed at server.idleTimeoutMs of silence with nothing in flight");
+    }
+
+    private OnCore session(VirtualClusterKind kind, int maxInflight) throws Exception {
+        return session(kind, maxInflight, dev.weft.iocore.time.NanoClock.system(), 600_000);
+    }
+
     /**
-     * A session of {@code kind}'s virtual cluster with a cap of {@code maxInflight} unanswered requests,
+     * A session of {@code kind}'s virtual cluster on {@code clock} with a cap of {@code maxInflight} unanswered requests,
      * as the kind's gateway would make for a client of the partition's leader: pass-through and woven a
      * broker connection of the primary cluster's broker (bound to it), collapsed a connection to the
      * proxy node (bound to none).
      */
-    private OnCore session(VirtualClusterKind kind, int maxInflight) throws Exception {
+    private OnCore session(VirtualClusterKind kind, int maxInflight, dev.weft.iocore.time.NanoClock clock, int idleMillis)
+            throws Exception {
         WeftProxy proxy = fixture.proxy(kind);
         VirtualClusterRuntime runtime = proxy.virtualCluster("main");
         int realBroker = fixture.primary().brokerIds().getFirst();
         int virtualNodeId = kind.bindsClientConnectionsToBrokers() ? runtime.bijection().toVirtual(0, realBroker) : -1;
         CountingMetrics metrics = new CountingMetrics();
         SessionSettings settings = new SessionSettings(proxy.loops(), BufferPolicy.defaults(), 100 << 20, 10_000, 64,
-                30_000, 600_000, (vc, loop) -> metrics, new SessionRegistry(), maxInflight);
+                30_000, idleMillis, (vc, loop) -> metrics, new SessionRegistry(), maxInflight,
+                new PartialFrameBudgets(proxy.loops().coreCount(), proxy.loops()::coreIndexOf,
+                        PartialFrameBudgets.DEFAULT_PER_CONNECTION_BYTES, PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, 30_000, clock));
         Session session = new Session(runtime, settings, runtime.gateways().getFirst(), virtualNodeId);
         OnCore ch = new OnCore(proxy.loops().core(0), metrics, session);
         ch.onCore(() -> {
