@@ -13,6 +13,8 @@ import dev.weft.proxy.session.PartialFrameBudgets;
 import dev.weft.proxy.session.Session;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.VirtualClusterFixture;
+import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.uring.IoUring;
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -57,8 +60,8 @@ class HostileClientTest {
     private static final long PER_CORE = 12L * MIB;
 
     private static KafkaCluster kafka;
-    /** Short partial-frame timeout, for the trickle. */
-    private static WeftProxy quick;
+    /** Every kind of virtual cluster over {@link #kafka}, with a short partial-frame timeout, for the trickle. */
+    private static VirtualClusterFixture quick;
 
     @BeforeAll
     static void start() throws Exception {
@@ -66,12 +69,12 @@ class HostileClientTest {
         kafka.start();
         kafka.createTopic("small", 1, 1);
         kafka.createTopic("big", 1, 1, Map.of("max.message.bytes", String.valueOf(8 * MIB)));
-        quick = ProxyFixture.startInFrontOf(kafka, kafka.brokerIds(), ", partialFrameTimeoutMs: " + TIMEOUT_MS);
+        quick = VirtualClusterFixture.over(kafka).serverSettings(", partialFrameTimeoutMs: " + TIMEOUT_MS).build();
     }
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {quick, kafka}) {
+        for (AutoCloseable c : new AutoCloseable[] {quick}) {
             try {
                 if (c != null) {
                     c.close();
@@ -82,12 +85,14 @@ class HostileClientTest {
         }
     }
 
-    @Test
-    void aClientTricklingOneByteEveryQuarterSecondIsClosedOnceTheTimeoutHasPassedSinceTheFramesFirstByte()
-            throws Exception {
+    /** Frames are cut before any router sees them: the same on every kind of virtual cluster. */
+    @ParameterizedTest
+    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
+    void aClientTricklingOneByteEveryQuarterSecondIsClosedOnceTheTimeoutHasPassedSinceTheFramesFirstByte(
+            VirtualClusterKind kind) throws Exception {
         ScheduledExecutorService trickler = Executors.newSingleThreadScheduledExecutor();
         try (LogCapture log = LogCapture.of(Session.class); Socket socket = new Socket()) {
-            socket.connect(address(quick), 5_000);
+            socket.connect(quick.bootstrapAddress(kind), 5_000);
             socket.setSoTimeout(15_000);
             OutputStream out = socket.getOutputStream();
             byte[] prefix = ByteBuffer.allocate(4).putInt(1000).array(); // promises 1000 bytes, never sends them
@@ -120,7 +125,7 @@ class HostileClientTest {
             trickler.shutdownNow();
         }
         assertTrue(trickler.awaitTermination(5, TimeUnit.SECONDS));
-        assertBudgetsEmpty(quick);
+        assertBudgetsEmpty(quick.proxy(kind));
     }
 
     /** Pausing reads is up to the transport: each one is checked. */
