@@ -30,19 +30,21 @@ final class HotFetch {
 
     private final Session session;
     private final RoutePlanPool plans;
+    private final PlanSender parts;
     private final FetchRequestSkim skim = new FetchRequestSkim();
     private final FetchRequestBuilder builder = new FetchRequestBuilder();
     private final FetchResponseMerger merger = new FetchResponseMerger();
-    private FetchResponseSkim[] responseSkims = {new FetchResponseSkim()};
-    private FetchResponseSkim[] merged = new FetchResponseSkim[1];
+    private final AnswerSkims<FetchResponseSkim> answers;
     /** Reads how many record bytes a part's answer carries (never used across a merge). */
     private final FetchResponseSkim probe = new FetchResponseSkim();
 
     HotFetch(Session session) {
         this.session = session;
         this.plans = new RoutePlanPool(session.topicNames);
-        this.buildPart = t -> builder.build(skim, splitting.targetOf(), t, 0, session.client.alloc());
-        this.releaseSplitting = () -> plans.release(splitting);
+        this.answers = new AnswerSkims<>(session, FetchResponseSkim::new, FetchResponseSkim[]::new,
+                FetchResponseSkim::wrap, FetchResponseSkim::errorCode);
+        this.parts = new PlanSender(session, plans, "Fetch",
+                (plan, t) -> builder.build(skim, plan.targetOf(), t, 0, session.client.alloc()));
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
     }
 
@@ -88,7 +90,7 @@ final class HotFetch {
         // returns at least one batch, as it does for the client).
         builder.maxBytes(targets > 1 ? Math.max(1, (int) Math.ceil(skim.maxBytes() / (double) targets)) : skim.maxBytes());
         builder.topicKeys(plan).partitions(plan);
-        sendParts(plan, answer, frame);
+        parts.send(plan, answer, frame);
     }
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */
@@ -101,43 +103,12 @@ final class HotFetch {
      * @param missing for partitions whose target has no answer (failed: retriable; not waited for: 0)
      */
     private ByteBuf merge(RoutePlan plan, short refusal, short missing, ByteBuf[] responses) {
-        int n = Math.max(1, plan.targetCount());
-        if (responseSkims.length < n) {
-            FetchResponseSkim[] grown = java.util.Arrays.copyOf(responseSkims, n);
-            for (int i = responseSkims.length; i < n; i++) {
-                grown[i] = new FetchResponseSkim();
-            }
-            responseSkims = grown;
-            merged = new FetchResponseSkim[n];
-        }
-        FetchResponseSkim[] in = merged;
-        for (int t = 0; t < n; t++) {
-            ByteBuf r = responses == null ? null : responses[t];
-            in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
-            if (in[t] != null) {
-                FetchResponseSkim answer = in[t];
-                session.forgetMovedLeaders(plan.targetLeaf(t), answer, answer::errorCode);
-            }
-        }
+        FetchResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
             return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, missing, NO_SESSION,
                     session.targetEndpoints.of(plan), session.client.alloc());
         } finally {
-            java.util.Arrays.fill(in, null);
-        }
-    }
-
-    /** The plan being split: what the two reused functions below read (no capturing lambda per request). */
-    private RoutePlan splitting;
-    private final java.util.function.IntFunction<ByteBuf> buildPart;
-    private final Runnable releaseSplitting;
-
-    private boolean sendParts(RoutePlan plan, SplitAnswer answer, ByteBuf frame) {
-        splitting = plan;
-        try {
-            return session.sendParts(plan, buildPart, answer, frame, releaseSplitting, "Fetch");
-        } finally {
-            splitting = null;
+            answers.clear();
         }
     }
 

@@ -30,12 +30,12 @@ final class HotProduce {
 
     private final Session session;
     private final RoutePlanPool plans;
+    private final PlanSender parts;
     private final ProduceRequestSkim skim = new ProduceRequestSkim();
     private final ProduceRequestBuilder builder = new ProduceRequestBuilder();
     private final ProduceResponseMerger merger = new ProduceResponseMerger();
     private final RecordBatchView batch = new RecordBatchView();
-    private ProduceResponseSkim[] responseSkims = {new ProduceResponseSkim()};
-    private ProduceResponseSkim[] merged = new ProduceResponseSkim[1];
+    private final AnswerSkims<ProduceResponseSkim> answers;
     private long lastVirtualPid = -1;
     private int lastPidRoute = -1;
     private long lastUpstreamPid = -1;
@@ -43,8 +43,10 @@ final class HotProduce {
     HotProduce(Session session) {
         this.session = session;
         this.plans = new RoutePlanPool(session.topicNames);
-        this.buildPart = t -> builder.build(skim, splitting.targetOf(), t, 0, session.client.alloc());
-        this.releaseSplitting = () -> plans.release(splitting);
+        this.answers = new AnswerSkims<>(session, ProduceResponseSkim::new, ProduceResponseSkim[]::new,
+                ProduceResponseSkim::wrap, ProduceResponseSkim::errorCode);
+        this.parts = new PlanSender(session, plans, "Produce",
+                (plan, t) -> builder.build(skim, plan.targetOf(), t, 0, session.client.alloc()));
     }
 
     /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
@@ -93,7 +95,7 @@ final class HotProduce {
         }
         SplitAnswer answer = expectsResponse ? new ProduceMerge(slot, frame, plan, refusal) : null;
         builder.topicKeys(plan).partitions(plan);
-        if (!sendParts(plan, answer, frame)) {
+        if (!parts.send(plan, answer, frame)) {
             return true;
         }
         if (!expectsResponse) {
@@ -161,42 +163,11 @@ final class HotProduce {
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */
     private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
-        int n = Math.max(1, plan.targetCount());
-        if (responseSkims.length < n) {
-            ProduceResponseSkim[] grown = java.util.Arrays.copyOf(responseSkims, n);
-            for (int i = responseSkims.length; i < n; i++) {
-                grown[i] = new ProduceResponseSkim();
-            }
-            responseSkims = grown;
-            merged = new ProduceResponseSkim[n];
-        }
-        ProduceResponseSkim[] in = merged;
-        for (int t = 0; t < n; t++) {
-            ByteBuf r = responses == null ? null : responses[t];
-            in[t] = r == null ? null : responseSkims[t].wrap(r, r.readerIndex() + PREFIX, r.writerIndex(), skim.version());
-            if (in[t] != null) {
-                ProduceResponseSkim answer = in[t];
-                session.forgetMovedLeaders(plan.targetLeaf(t), answer, answer::errorCode);
-            }
-        }
+        ProduceResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
             return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());
         } finally {
-            java.util.Arrays.fill(in, null);
-        }
-    }
-
-    /** The plan being split: what the two reused functions below read (no capturing lambda per request). */
-    private RoutePlan splitting;
-    private final java.util.function.IntFunction<ByteBuf> buildPart;
-    private final Runnable releaseSplitting;
-
-    private boolean sendParts(RoutePlan plan, SplitAnswer answer, ByteBuf frame) {
-        splitting = plan;
-        try {
-            return session.sendParts(plan, buildPart, answer, frame, releaseSplitting, "Produce");
-        } finally {
-            splitting = null;
+            answers.clear();
         }
     }
 
