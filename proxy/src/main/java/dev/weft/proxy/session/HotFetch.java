@@ -43,8 +43,15 @@ final class HotFetch {
         this.plans = new RoutePlanPool(session.topicNames);
         this.answers = new AnswerSkims<>(session, FetchResponseSkim::new, FetchResponseSkim[]::new,
                 FetchResponseSkim::wrap, FetchResponseSkim::errorCode);
-        this.parts = new PlanSender(session, plans, "Fetch",
-                (plan, t) -> builder.build(skim, plan.targetOf(), t, 0, session.client.alloc()));
+        this.parts = new PlanSender(session, plans, "Fetch", (plan, t) -> {
+            // A broker serves a connection's requests one at a time: a part queued behind one still out
+            // (left by an early answer) must not long-poll too, or parts pile up behind each other.
+            UpstreamLink link = session.linkFor(plan.targetLeaf(t), plan.targetBroker(t));
+            builder.maxWaitMs(link.fetchParts > 0 ? 0 : skim.maxWaitMs());
+            ByteBuf part = builder.build(skim, plan.targetOf(), t, 0, session.client.alloc());
+            link.fetchParts++;
+            return part;
+        });
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
     }
 
@@ -116,19 +123,54 @@ final class HotFetch {
         plans.clear();
     }
 
+    /**
+     * A split Fetch's answers. Answered early — before every part is back — only once the parts that
+     * answered carry {@code min_bytes} and every part whose broker had data last time has answered too:
+     * a broker with data answers at once, so waiting for it costs nothing and throws nothing away, while a
+     * broker that had none is long-polling and is not waited for.
+     */
     private final class FetchMerge extends SplitAnswer {
         private final int minBytes;
+        private final UpstreamLink[] links;
+        private final boolean[] expectData;
+        private final boolean[] done;
         private long recordBytes;
 
         FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal, int minBytes) {
             super(session, slot, request, plan, refusal);
             this.minBytes = Math.max(1, minBytes);
+            int n = plan.targetCount();
+            this.links = new UpstreamLink[n];
+            this.expectData = new boolean[n];
+            this.done = new boolean[n];
+            for (int t = 0; t < n; t++) {
+                links[t] = session.linkFor(plan.targetLeaf(t), plan.targetBroker(t));
+                expectData[t] = links[t].lastFetchHadData;
+            }
+        }
+
+        @Override
+        void partDone(int target, ByteBuf response) {
+            UpstreamLink link = links[target];
+            link.fetchParts = Math.max(0, link.fetchParts - 1);
+            if (response != null) {
+                link.lastFetchHadData = recordBytesOf(response) > 0;
+            }
+            done[target] = true;
         }
 
         @Override
         boolean enough(int target, ByteBuf response) {
             recordBytes += recordBytesOf(response);
-            return recordBytes >= minBytes;
+            if (recordBytes < minBytes) {
+                return false;
+            }
+            for (int t = 0; t < done.length; t++) {
+                if (!done[t] && expectData[t]) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         @Override

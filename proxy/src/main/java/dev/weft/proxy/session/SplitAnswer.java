@@ -57,6 +57,10 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
         return false;
     }
 
+    /** Every part's end, in time or late: its answer (borrowed; null when its link failed). */
+    void partDone(int target, ByteBuf response) {
+    }
+
     /** A part's answer arrived after the client was answered: released here; what it held is counted. */
     void discarded(ByteBuf response) {
     }
@@ -73,6 +77,7 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
 
     @Override
     public final void onResponse(ByteBuf response, int target) {
+        partDone(target, response);
         if (finished) {
             try {
                 discarded(response);
@@ -108,6 +113,7 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
 
     @Override
     public final void onFailure(Errors error, String reason, int target) {
+        partDone(target, null);
         if (finished) {
             return;
         }

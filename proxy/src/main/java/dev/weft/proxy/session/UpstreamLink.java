@@ -65,7 +65,15 @@ final class UpstreamLink {
     private InetSocketAddress address;
     private String failure = "";
     private boolean byBroker;
+    /** Closed by its session while connecting, with frames still to send (see {@link #closeAfterWrites}). */
+    private boolean draining;
+    /** The close was asked for after a final flush: {@link #fail} must not cut it short. */
+    private boolean channelClosedByUs;
     private String errorDetail;
+    /** Fetch parts sent on this link and not answered yet (a broker serves one request of a connection at a time). */
+    int fetchParts;
+    /** Whether the last Fetch part answered here carried records (a broker that had data is waited for). */
+    boolean lastFetchHadData = true;
     /** Whether {@link UpstreamLinks} counts this link as backed up (owned by the session's loop). */
     boolean countedUnwritable;
     private int nextCorrelationId;
@@ -108,7 +116,17 @@ final class UpstreamLink {
                 .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
                         failure = "cannot connect to broker " + where() + ": " + f.cause().getMessage();
+                        draining = false;
+                        releaseUnsent();
                         fail(Errors.NETWORK_EXCEPTION, "cannot connect to " + name + ": " + f.cause().getMessage());
+                    } else if (draining) {
+                        // closed by its session before it connected: what it was given still goes out
+                        draining = false;
+                        ByteBuf frame;
+                        while ((frame = unsent.poll()) != null) {
+                            f.channel().write(frame, f.channel().voidPromise());
+                        }
+                        f.channel().writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
                     } else if (closed) {
                         f.channel().close();
                     } else {
@@ -183,9 +201,41 @@ final class UpstreamLink {
         fail(Errors.NETWORK_EXCEPTION, "the session closed");
     }
 
+    /**
+     * The session ended: what was already handed to this link still reaches the broker, as a broker
+     * serves what it read from a client that then closed (acks=0 records, a forwarded request), then the
+     * connection closes. Nobody waits for answers any more: waiting exchanges fail now.
+     */
+    void closeAfterWrites() {
+        if (closed) {
+            return;
+        }
+        if (channel == null && !unsent.isEmpty()) {
+            draining = true; // the connect listener writes them, then closes
+        } else if (channel != null) {
+            channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            channelClosedByUs = true;
+        }
+        fail(Errors.NETWORK_EXCEPTION, "the session closed");
+    }
+
+    /** Whether it still has frames to send once connected (closed by its session before it connected). */
+    boolean draining() {
+        return draining;
+    }
+
+    private void releaseUnsent() {
+        ByteBuf frame;
+        while ((frame = unsent.poll()) != null) {
+            frame.release();
+        }
+    }
+
     /** The broker's address could not be found (discovery failed): fails everything waiting. */
     void failUnresolved(String reason) {
         failure = "no upstream broker to connect to: " + reason;
+        draining = false;
+        releaseUnsent();
         fail(Errors.NETWORK_EXCEPTION, "no address for " + name + ": " + reason);
     }
 
@@ -250,11 +300,10 @@ final class UpstreamLink {
         }
         closed = true;
         closeReason = reason;
-        ByteBuf frame;
-        while ((frame = unsent.poll()) != null) {
-            frame.release();
+        if (!draining) {
+            releaseUnsent();
         }
-        if (channel != null) {
+        if (channel != null && !channelClosedByUs) {
             channel.close();
         }
         waitingIds.clear();

@@ -131,9 +131,8 @@ final class UpstreamLinks implements UpstreamLink.Owner {
     }
 
     private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address) {
-        if (session.isClosed()) {
-            link.close();
-            return;
+        if (link.isClosed() && !link.draining()) {
+            return; // the session closed and nothing is left to send
         }
         link.connect(session.settings, session.client.eventLoop(), address, cluster.tls());
     }
@@ -163,11 +162,11 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     void closeAll() {
         for (UpstreamLink l : new ArrayList<>(byKey.values())) {
-            l.close();
+            l.closeAfterWrites();
         }
         byKey.clear();
         if (boundAny != null) {
-            boundAny.close();
+            boundAny.closeAfterWrites();
         }
     }
 

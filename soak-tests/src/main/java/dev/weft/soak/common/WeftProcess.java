@@ -13,7 +13,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Weft in a process of its own: {@code java -cp <this JVM's class path> dev.weft.proxy.cli.WeftMain run
@@ -30,6 +34,8 @@ public final class WeftProcess implements AutoCloseable {
     private final String upstreamYaml;
     private final String virtualTarget;
     private final int maxNodeId;
+    /** {@code topology: collapsed}: one proxy node (id 0) at the gateway's bind address, no broker ports. */
+    private final boolean collapsed;
     private int bootstrapPort;
     private int adminPort;
     private boolean everReady;
@@ -37,17 +43,20 @@ public final class WeftProcess implements AutoCloseable {
     private final boolean quiet;
     private volatile Process process;
     private final java.util.ArrayDeque<String> recent = new java.util.ArrayDeque<>();
+    private final List<String> problems = new ArrayList<>();
+    private long warnLines;
+    private long errorLines;
 
     public WeftProcess(String upstreamBootstrap, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
         this(upstreamBootstrap, """
                 clusters:
                   upstream:
                     bootstrap: "%s"
-                """.formatted(upstreamBootstrap), "{ cluster: upstream }", maxNodeId, dir, jvmArgs, quiet);
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", maxNodeId, false, dir, jvmArgs, quiet);
     }
 
-    private WeftProcess(String upstreamBootstrap, String upstreamYaml, String virtualTarget, int maxNodeId, Path dir,
-                        List<String> jvmArgs, boolean quiet) {
+    private WeftProcess(String upstreamBootstrap, String upstreamYaml, String virtualTarget, int maxNodeId, boolean collapsed,
+                        Path dir, List<String> jvmArgs, boolean quiet) {
         this.dir = dir;
         this.jvmArgs = List.copyOf(jvmArgs);
         this.quiet = quiet;
@@ -55,6 +64,7 @@ public final class WeftProcess implements AutoCloseable {
         this.upstreamYaml = upstreamYaml;
         this.virtualTarget = virtualTarget;
         this.maxNodeId = maxNodeId;
+        this.collapsed = collapsed;
         this.config = dir.resolve("weft.yaml");
         choosePorts();
     }
@@ -79,14 +89,36 @@ public final class WeftProcess implements AutoCloseable {
                     .append("        naming: { prefix: \"").append(prefixes.get(k)).append("\" }\n");
         }
         return new WeftProcess(bootstraps.get(0), yaml.toString(), "{ router: weave }",
-                brokersPerCluster * names.size() - 1, dir, jvmArgs, quiet);
+                brokersPerCluster * names.size() - 1, false, dir, jvmArgs, quiet);
+    }
+
+    /**
+     * Weft serving the cluster at {@code upstreamBootstrap} with {@code topology: collapsed} (DESIGN §4):
+     * one proxy node, id 0, whose address is the one gateway's bind address. Clients see that node as the
+     * only broker (leader of every partition); the proxy splits each Produce/Fetch by the partitions'
+     * real leaders, which its admin endpoint counts ({@code weft_upstream_requests_total} per broker).
+     */
+    public static WeftProcess collapsed(String upstreamBootstrap, Path dir, List<String> jvmArgs, boolean quiet) {
+        return new WeftProcess(upstreamBootstrap, """
+                clusters:
+                  upstream:
+                    bootstrap: "%s"
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", 0, true, dir, jvmArgs, quiet);
     }
 
     /** Free ports for the gateway (bootstrap + one per node id) and the admin endpoint; writes the config. */
     private void choosePorts() {
-        this.bootstrapPort = FreePorts.randomRange(maxNodeId + 2);
+        this.bootstrapPort = FreePorts.randomRange(collapsed ? 1 : maxNodeId + 2);
         this.adminPort = FreePorts.randomRange(1);
-        String yaml = """
+        String yaml = collapsed ? """
+                admin: { bind: "127.0.0.1:%d" }
+                %svirtualClusters:
+                  main:
+                    target: %s
+                    topology: collapsed
+                    nodes: [ { id: 0, address: "127.0.0.1:%d" } ]
+                    gateways: [ { name: n0, bind: "127.0.0.1:%d" } ]
+                """.formatted(adminPort, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort) : """
                 admin: { bind: "127.0.0.1:%d" }
                 %svirtualClusters:
                   main:
@@ -113,6 +145,55 @@ public final class WeftProcess implements AutoCloseable {
 
     public Path configFile() {
         return config;
+    }
+
+    /** The admin endpoint's port ({@code /metrics}, {@code /readyz}). */
+    public int adminPort() {
+        return adminPort;
+    }
+
+    /** One Prometheus sample: its labels and value. */
+    public record Sample(Map<String, String> labels, double value) {
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})?\\s+(\\S+)(?:\\s+\\S+)?$");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    /**
+     * One scrape of {@code /metrics} (Prometheus text): the samples named exactly {@code name}.
+     *
+     * @throws IOException when the endpoint does not answer 200
+     */
+    public List<Sample> metrics(String name) throws IOException, InterruptedException {
+        String body;
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IOException("/metrics answered " + r.statusCode());
+            }
+            body = r.body();
+        }
+        List<Sample> out = new ArrayList<>();
+        for (String line : body.split("\n")) {
+            Matcher m = SAMPLE.matcher(line.trim());
+            if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
+                continue;
+            }
+            Map<String, String> labels = new TreeMap<>();
+            if (m.group(2) != null) {
+                Matcher l = LABEL.matcher(m.group(2));
+                while (l.find()) {
+                    labels.put(l.group(1), l.group(2));
+                }
+            }
+            try {
+                out.add(new Sample(Map.copyOf(labels), Double.parseDouble(m.group(3))));
+            } catch (NumberFormatException e) {
+                // not a number: skipped
+            }
+        }
+        return out;
     }
 
     public long pid() {
@@ -173,8 +254,36 @@ public final class WeftProcess implements AutoCloseable {
                 recent.removeFirst();
             }
         }
-        if (!quiet || line.contains("ERROR") || line.startsWith("weft:")) {
+        boolean warn = line.contains(" WARN ");
+        boolean error = line.contains("ERROR");
+        if (warn || error) {
+            synchronized (problems) {
+                if (warn) {
+                    warnLines++;
+                } else {
+                    errorLines++;
+                }
+                if (problems.size() < 50) {
+                    problems.add(line);
+                }
+            }
+        }
+        if (!quiet || error || line.startsWith("weft:")) {
             System.err.println("[weft " + pid() + "] " + line);
+        }
+    }
+
+    /**
+     * WARN and ERROR lines the proxy logged since it was started (all incarnations): the counts and the
+     * first 50 lines, for a report to show what went wrong under load.
+     */
+    public Map<String, Object> problems() {
+        synchronized (problems) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("warnLines", warnLines);
+            m.put("errorLines", errorLines);
+            m.put("firstLines", List.copyOf(problems));
+            return m;
         }
     }
 

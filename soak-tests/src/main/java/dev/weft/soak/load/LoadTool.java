@@ -43,7 +43,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Side-by-side load: the same producer/consumer workload against several targets in one run
- * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code haproxy}
+ * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code collapsed} =
+ * Weft serving the cluster with {@code topology: collapsed} through one proxy node, {@code haproxy}
  * = HAProxy in TCP mode, {@code woven} / {@code woven-b} = Weft serving a topic-weave virtual cluster over
  * this cluster and a second one, {@code direct-b} = that second cluster's broker, or {@code name=host:port}
  * for any other bootstrap), in interleaved slices
@@ -101,7 +102,7 @@ public final class LoadTool {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());
-            System.err.println("usage: load.sh [--targets direct,weft,haproxy,woven,woven-b,direct-b] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
+            System.err.println("usage: load.sh [--targets direct,weft,collapsed,haproxy,woven,woven-b,direct-b] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
                     + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]");
             System.exit(2);
             return;
@@ -138,6 +139,9 @@ public final class LoadTool {
         double proxyCpuSeconds;
         long bytesMoved;
         long produceErrors;
+        long sent;
+        long notConsumed;
+        long notReread;
 
         TargetTotals() {
             for (String s : SCENARIOS) {
@@ -177,6 +181,12 @@ public final class LoadTool {
         Map<String, Long> peakRss = new LinkedHashMap<>();
         WeftProcess weft = null;
         WeftProcess woven = null;
+        WeftProcess collapsed = null;
+        // The Weft process behind each Weft target (weft, collapsed, woven, woven-b): its /metrics is read per slice.
+        Map<String, WeftProcess> weftOf = new LinkedHashMap<>();
+        List<Map<String, Object>> slices = new ArrayList<>();
+        Map<String, Object> collapsedInfo = new LinkedHashMap<>();
+        String loadAtStart = loadAverage();
         KafkaCluster second = null;
         HaproxyProcess haproxy = null;
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -203,6 +213,15 @@ public final class LoadTool {
                         weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
                                 o.weftJvmOpts(), !o.verbose()).start();
                         targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft", cluster));
+                        weftOf.put(name, weft);
+                    }
+                    // topology: collapsed, one proxy node: clients see one broker, the proxy splits every
+                    // Produce/Fetch by the partitions' real leaders.
+                    case "collapsed" -> {
+                        collapsed = WeftProcess.collapsed(cluster.bootstrapServers(), tmp.resolve("collapsed"),
+                                o.weftJvmOpts(), !o.verbose()).start();
+                        targets.add(new Target(name, collapsed.bootstrap(), collapsed.pid(), "load-collapsed", cluster));
+                        weftOf.put(name, collapsed);
                     }
                     case "haproxy" -> {
                         Map<Integer, String> backends = new HashMap<>();
@@ -214,16 +233,22 @@ public final class LoadTool {
                     }
                     // Route a (the main cluster, also the producer-id home): renamed a.load-woven, Produce goes as
                     // it is under topic ids (v13: the virtual id is the real one), every Fetch is rebuilt.
-                    case "woven" -> targets.add(new Target(name, woven.bootstrap(), woven.pid(),
-                            WOVEN_PREFIXES.get(0) + "load-woven", "load-woven", cluster));
+                    case "woven" -> {
+                        targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                                WOVEN_PREFIXES.get(0) + "load-woven", "load-woven", cluster));
+                        weftOf.put(name, woven);
+                    }
                     // Route b (the second cluster): the same plus the producer-id translation (8+2 bytes and
                     // the CRC-32C of every batch rewritten in place).
-                    case "woven-b" -> targets.add(new Target(name, woven.bootstrap(), woven.pid(),
-                            WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
+                    case "woven-b" -> {
+                        targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                                WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
+                        weftOf.put(name, woven);
+                    }
                     default -> {
                         int eq = name.indexOf('=');
                         if (eq <= 0) {
-                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, haproxy, woven, woven-b, direct-b or name=host:port");
+                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, collapsed, haproxy, woven, woven-b, direct-b or name=host:port");
                         }
                         targets.add(new Target(name.substring(0, eq), name.substring(eq + 1), -1, "load-" + name.substring(0, eq), cluster));
                     }
@@ -237,6 +262,19 @@ public final class LoadTool {
                 t.home().createTopic(t.realTopic(), o.partitions(), rf,
                         Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20)));
                 totals.put(t.name(), new TargetTotals());
+                if (t.name().equals("collapsed")) {
+                    // What the proxy splits by: the real leader of each partition of the collapsed target's topic.
+                    Map<Integer, Integer> leaders = partitionLeaders(cluster, t.realTopic());
+                    Map<String, Integer> perLeader = new java.util.TreeMap<>();
+                    leaders.values().forEach(l -> perLeader.merge(Integer.toString(l), 1, Integer::sum));
+                    collapsedInfo.put("partitionLeaders", leaders);
+                    collapsedInfo.put("partitionsPerLeader", perLeader);
+                    System.err.println("load: collapsed topic " + t.realTopic() + " partition leaders " + leaders
+                            + " (partitions per broker " + perLeader + ")");
+                    if (perLeader.size() < 2 && o.brokers() > 1) {
+                        System.err.println("load: WARNING: every partition of " + t.realTopic() + " has one leader: nothing to split");
+                    }
+                }
             }
             Map<String, Clients> clients = new LinkedHashMap<>();
             try {
@@ -273,16 +311,41 @@ public final class LoadTool {
                 if (!o.warmup().isZero()) {
                     for (Target t : targets) {
                         System.err.println("load: warm-up " + t.name() + " " + o.warmup().toSeconds() + " s");
-                        slice(o, o.warmup(), clients.get(t.name()), null, new Live(t.name()));
+                        // Recorded (round 0, warmup: true) so that what goes wrong there shows, but in no figure.
+                        WeftProcess w = weftOf.get(t.name());
+                        Map<String, Object> sl = new LinkedHashMap<>();
+                        sl.put("round", 0);
+                        sl.put("warmup", true);
+                        sl.put("target", t.name());
+                        sl.put("loadAverage", loadAverage());
+                        slice(o, o.warmup(), clients.get(t.name()), null, new Live(t.name()), sl,
+                                w == null ? null : () -> weftCounters(w));
+                        slices.add(sl);
                     }
                 }
                 for (int round = 1; round <= o.rounds(); round++) {
                     for (Target t : targets) {
-                        System.err.println("load: round " + round + "/" + o.rounds() + " target " + t.name());
+                        System.err.println("load: round " + round + "/" + o.rounds() + " target " + t.name() + " at "
+                                + java.time.LocalTime.now().withNano(0));
                         Live l = new Live(t.name());
                         live[0] = l;
-                        slice(o, o.duration(), clients.get(t.name()), totals.get(t.name()), l);
+                        WeftProcess w = weftOf.get(t.name());
+                        Map<String, Object> sl = new LinkedHashMap<>();
+                        sl.put("round", round);
+                        sl.put("target", t.name());
+                        sl.put("loadAverage", loadAverage());
+                        slice(o, o.duration(), clients.get(t.name()), totals.get(t.name()), l, sl,
+                                w == null ? null : () -> weftCounters(w));
                         live[0] = null;
+                        if (w != null) {
+                            @SuppressWarnings("unchecked") Map<String, Object> delta = (Map<String, Object>) sl.get("weftCounters");
+                            System.err.println("load:   " + t.name() + " upstream requests per broker " + delta.get("upstreamRequests")
+                                    + ", client requests " + delta.get("clientRequests") + ", Fetch bytes to clients "
+                                    + delta.get("clientFetchResponseBytes") + ", discarded " + delta.get("fetchDiscardedBytes")
+                                    + (delta.get("errors") instanceof Map<?, ?> e && !e.isEmpty() ? ", errors " + e : "")
+                                    + (delta.containsKey("scrapeError") ? ", " + delta.get("scrapeError") : ""));
+                        }
+                        slices.add(sl);
                     }
                 }
             } finally {
@@ -317,16 +380,36 @@ public final class LoadTool {
                         + " cluster (prefix b.); target woven uses a.load-woven (real load-woven on a), woven-b uses"
                         + " b.load-woven-b (real load-woven-b on b: producer ids translated)");
             }
+            if (collapsed != null) {
+                config.put("collapsed", "one Weft process serving the main cluster with topology: collapsed, one proxy node"
+                        + " (nodes: [ { id: 0, address: 127.0.0.1:P } ], gateways: [ { name: n0, bind: 127.0.0.1:P } ]):"
+                        + " clients see one broker; the proxy splits every Produce/Fetch by the partitions' real leaders");
+            }
             config.put("brokerHeap", o.brokerHeap());
+            config.put("loadAverageAtStart", loadAtStart);
+            config.put("loadAverageAtEnd", loadAverage());
             config.put("clients", "kafka-clients " + org.apache.kafka.common.utils.internals.AppInfoParser.getVersion() + " in the load tool's JVM");
             config.put("clockTicksPerSecond", ProcStat.clockTicksPerSecond());
             report.put("config", config);
-            report.put("results", results(o, totals, peakRss));
+            report.put("results", results(o, totals, peakRss, slices));
             report.put("timeline", timeline);
+            report.put("slices", slices);
+            if (collapsed != null) {
+                // The split, from the proxy's own counters: sub-requests per real broker over the measured
+                // collapsed slices (weft_upstream_requests_total) against the client requests it served.
+                collapsedInfo.put("measuredSlices", sumCounters(slices, "collapsed"));
+                report.put("collapsedSplit", collapsedInfo);
+            }
+            Map<String, Object> proxyLogs = new LinkedHashMap<>();
+            weftOf.forEach((name, w) -> proxyLogs.put(name, w.problems()));
+            report.put("weftLogProblems", proxyLogs);
             report.put("faults", List.of());
             report.put("integrity", null);
+            List<String> problems = problems(slices, proxyLogs);
+            report.put("problems", problems);
             Reports.write(o.out(), report);
             printTable(report);
+            problems.forEach(p -> System.out.println("load: WARNING: " + p));
             return o.out();
         } finally {
             if (weft != null) {
@@ -334,6 +417,9 @@ public final class LoadTool {
             }
             if (woven != null) {
                 woven.close();
+            }
+            if (collapsed != null) {
+                collapsed.close();
             }
             if (second != null) {
                 second.close();
@@ -345,9 +431,11 @@ public final class LoadTool {
         }
     }
 
-    private static List<Map<String, Object>> results(Options o, Map<String, TargetTotals> totals, Map<String, Long> peakRss) {
+    private static List<Map<String, Object>> results(Options o, Map<String, TargetTotals> totals, Map<String, Long> peakRss,
+                                                     List<Map<String, Object>> slices) {
         List<Map<String, Object>> results = new ArrayList<>();
         Map<String, Map<String, Object>> directByScenario = new HashMap<>();
+        Map<String, Map<String, Object>> weftByScenario = new HashMap<>();
         for (var te : totals.entrySet()) {
             TargetTotals tt = te.getValue();
             for (var se : tt.scenario.entrySet()) {
@@ -363,6 +451,17 @@ public final class LoadTool {
                 r.put("recordsPerSec", round(rps));
                 r.put("mbPerSec", round(rps * o.recordBytes() / 1e6));
                 r.put("latencyMicros", Reports.latency(s.hist));
+                // The median of the per-slice records/s (one figure per round): less sensitive than the
+                // pooled figure to one slice that a neighbour's build slowed down.
+                r.put("medianSliceRecordsPerSec", median(slices, te.getKey(), se.getKey() + "RecordsPerSec"));
+                if (se.getKey().equals("produce")) {
+                    r.put("sent", tt.sent);
+                    r.put("produceErrors", tt.produceErrors);
+                } else if (se.getKey().equals("e2e")) {
+                    r.put("notConsumed", tt.notConsumed);
+                } else {
+                    r.put("notReread", tt.notReread);
+                }
                 r.put("histogram", Reports.encode(s.hist));
                 if (peakRss.containsKey(te.getKey()) || tt.proxyCpuSeconds > 0) {
                     Map<String, Object> proxy = new LinkedHashMap<>();
@@ -375,10 +474,26 @@ public final class LoadTool {
                 if (te.getKey().equals("direct")) {
                     directByScenario.put(se.getKey(), r);
                 }
+                if (te.getKey().equals("weft")) {
+                    weftByScenario.put(se.getKey(), r);
+                }
                 results.add(r);
             }
         }
         for (Map<String, Object> r : results) {
+            // Every target against the mirrored Weft target of the same run (collapsed vs mirrored, woven vs plain).
+            Map<String, Object> w = weftByScenario.get((String) r.get("scenario"));
+            if (w != null && !"weft".equals(r.get("target"))) {
+                Map<String, Object> ratio = new LinkedHashMap<>();
+                ratio.put("recordsPerSec", ratio(r.get("recordsPerSec"), w.get("recordsPerSec")));
+                ratio.put("medianSliceRecordsPerSec", ratio(r.get("medianSliceRecordsPerSec"), w.get("medianSliceRecordsPerSec")));
+                @SuppressWarnings("unchecked") Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
+                @SuppressWarnings("unchecked") Map<String, Object> wl = (Map<String, Object>) w.get("latencyMicros");
+                for (String p : List.of("p50", "p99", "p999", "max")) {
+                    ratio.put(p, ratio(l.get(p), wl.get(p)));
+                }
+                r.put("ratioToWeft", ratio);
+            }
             Map<String, Object> d = directByScenario.get((String) r.get("scenario"));
             if (d == null) {
                 continue;
@@ -386,6 +501,7 @@ public final class LoadTool {
             Map<String, Object> ratio = new LinkedHashMap<>();
             ratio.put("recordsPerSec", ratio(r.get("recordsPerSec"), d.get("recordsPerSec")));
             ratio.put("mbPerSec", ratio(r.get("mbPerSec"), d.get("mbPerSec")));
+            ratio.put("medianSliceRecordsPerSec", ratio(r.get("medianSliceRecordsPerSec"), d.get("medianSliceRecordsPerSec")));
             @SuppressWarnings("unchecked") Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
             @SuppressWarnings("unchecked") Map<String, Object> dl = (Map<String, Object>) d.get("latencyMicros");
             for (String p : List.of("p50", "p99", "p999", "max")) {
@@ -397,9 +513,215 @@ public final class LoadTool {
     }
 
     private static Double ratio(Object a, Object b) {
+        if (a == null || b == null) {
+            return null;
+        }
         double x = ((Number) a).doubleValue();
         double y = ((Number) b).doubleValue();
         return y == 0 ? null : round(x / y);
+    }
+
+    /**
+     * What went wrong, one line each, so that a run never hides it behind a figure: produce errors,
+     * acknowledged records the concurrent consumer did not get, a catch-up read that did not get the
+     * slice back within its bound (with the seconds it read nothing), proxy error counters, and WARN/ERROR
+     * lines of a Weft process.
+     */
+    @SuppressWarnings("unchecked")
+    static List<String> problems(List<Map<String, Object>> slices, Map<String, Object> proxyLogs) {
+        List<String> out = new ArrayList<>();
+        for (Map<String, Object> s : slices) {
+            String where = s.get("target") + (Boolean.TRUE.equals(s.get("warmup")) ? " warm-up" : " round " + s.get("round")) + ": ";
+            if (((Number) s.get("produceErrors")).longValue() > 0) {
+                out.add(where + s.get("produceErrors") + " of " + s.get("sent") + " sends failed");
+            }
+            if (((Number) s.get("notConsumed")).longValue() > 0) {
+                out.add(where + s.get("notConsumed") + " of " + s.get("acknowledged")
+                        + " acknowledged records not received by the concurrent consumer within 30 s");
+            }
+            if (((Number) s.get("notReread")).longValue() > 0) {
+                List<Long> perSecond = (List<Long>) s.get("rereadPerSecond");
+                long idle = perSecond == null ? 0 : perSecond.stream().filter(n -> n == 0).count();
+                out.add(where + "catch-up read got " + s.get("reread") + " of " + s.get("consumed") + " records back within its bound ("
+                        + idle + " of " + (perSecond == null ? 0 : perSecond.size()) + " s with no record)");
+            } else if (s.get("rereadPerSecond") instanceof List<?> perSecond && perSecond.size() > 1
+                    && perSecond.subList(0, perSecond.size() - 1).contains(0L)) {
+                long idle = perSecond.subList(0, perSecond.size() - 1).stream().filter(n -> Long.valueOf(0).equals(n)).count();
+                out.add(where + "catch-up read stalled: " + idle + " s with no record before it got the slice back " + perSecond);
+            }
+            if (s.get("weftCounters") instanceof Map<?, ?> w && w.get("errors") instanceof Map<?, ?> e && !e.isEmpty()) {
+                out.add(where + "proxy error counters (weft_errors_total) " + e);
+            }
+        }
+        proxyLogs.forEach((name, v) -> {
+            Map<String, Object> m = (Map<String, Object>) v;
+            long warn = ((Number) m.get("warnLines")).longValue();
+            long error = ((Number) m.get("errorLines")).longValue();
+            if (warn + error > 0) {
+                out.add(name + ": the Weft process logged " + warn + " WARN and " + error + " ERROR lines, first: "
+                        + ((List<?>) m.get("firstLines")).stream().limit(3).toList());
+            }
+        });
+        return out;
+    }
+
+    /** The median of {@code key} over the measured slices of {@code target}, or null if there are none. */
+    private static Double median(List<Map<String, Object>> slices, String target, String key) {
+        List<Double> v = new ArrayList<>();
+        for (Map<String, Object> s : slices) {
+            if (target.equals(s.get("target")) && !Boolean.TRUE.equals(s.get("warmup")) && s.get(key) instanceof Number n) {
+                v.add(n.doubleValue());
+            }
+        }
+        if (v.isEmpty()) {
+            return null;
+        }
+        java.util.Collections.sort(v);
+        int n = v.size();
+        return round(n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2);
+    }
+
+    /** {@code /proc/loadavg}'s first three fields ("1.20 0.80 0.50"), or "unknown". */
+    static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" +");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    /** Partition → leader broker id of {@code topic} on {@code cluster}, as the cluster's Metadata says. */
+    private static Map<Integer, Integer> partitionLeaders(KafkaCluster cluster, String topic) throws Exception {
+        Map<Integer, Integer> leaders = new java.util.TreeMap<>();
+        var d = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        d.partitions().forEach(p -> leaders.put(p.partition(), p.leader() == null ? -1 : p.leader().id()));
+        return leaders;
+    }
+
+    /**
+     * A few of the consumer's metrics: of the fetch manager the cumulative {@code fetch-total},
+     * {@code records-consumed-total}, {@code bytes-consumed-total} and the windowed (2 × 30 s)
+     * {@code fetch-latency-avg/max} in ms (a response that waits while the consumer is not polled, between
+     * slices, counts as latency too), and the cumulative {@code connection-close-total} (a request that
+     * timed out closes its connection) and {@code connection-creation-total}.
+     */
+    private static Map<String, Object> consumerMetrics(KafkaConsumer<byte[], byte[]> consumer) {
+        Map<String, Object> m = new java.util.TreeMap<>();
+        consumer.metrics().forEach((name, metric) -> {
+            boolean fetch = name.group().equals("consumer-fetch-manager-metrics") && name.tags().size() == 1
+                    && Set.of("fetch-latency-avg", "fetch-latency-max", "fetch-total", "records-consumed-total",
+                            "bytes-consumed-total").contains(name.name());
+            boolean conn = name.group().equals("consumer-metrics")
+                    && Set.of("connection-close-total", "connection-creation-total").contains(name.name());
+            if ((fetch || conn) && metric.metricValue() instanceof Double d) {
+                m.put(name.name(), Double.isFinite(d) ? round(d) : null);
+            }
+        });
+        return m;
+    }
+
+    /** The APIs whose upstream and client request counts a slice records. */
+    private static final Set<String> SPLIT_APIS = Set.of("Produce", "Fetch");
+
+    /**
+     * The Weft process's counters that show what it did with the slice's requests (cumulative; see
+     * {@link #counterDelta}): {@code upstreamRequests} = {@code weft_upstream_requests_total} of Produce
+     * and Fetch by "cluster/broker" (a real broker id, or "any"), {@code clientRequests} =
+     * {@code weft_requests_total} of Produce and Fetch (client requests), {@code errors} =
+     * {@code weft_errors_total} by "kind/api", {@code fetchDiscardedBytes}.
+     */
+    static Map<String, Object> weftCounters(WeftProcess w) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        try {
+            Map<String, Object> upstream = new java.util.TreeMap<>();
+            for (WeftProcess.Sample s : w.metrics("weft_upstream_requests_total")) {
+                String api = s.labels().get("api");
+                if (SPLIT_APIS.contains(api)) {
+                    @SuppressWarnings("unchecked") Map<String, Object> b = (Map<String, Object>) upstream.computeIfAbsent(
+                            s.labels().get("cluster") + "/" + s.labels().get("broker"), k -> new java.util.TreeMap<>());
+                    b.merge(api, (long) s.value(), (x, y) -> (Long) x + (Long) y);
+                }
+            }
+            c.put("upstreamRequests", upstream);
+            Map<String, Object> client = new java.util.TreeMap<>();
+            for (WeftProcess.Sample s : w.metrics("weft_requests_total")) {
+                if (SPLIT_APIS.contains(s.labels().get("api"))) {
+                    client.merge(s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
+                }
+            }
+            c.put("clientRequests", client);
+            // Record bytes the clients got back (Fetch answers), next to fetchDiscardedBytes (split parts
+            // that answered after the client had been answered, and are fetched again).
+            long fetchBytes = 0;
+            for (WeftProcess.Sample s : w.metrics("weft_response_bytes_total")) {
+                if ("Fetch".equals(s.labels().get("api"))) {
+                    fetchBytes += (long) s.value();
+                }
+            }
+            c.put("clientFetchResponseBytes", fetchBytes);
+            Map<String, Object> errors = new java.util.TreeMap<>();
+            for (WeftProcess.Sample s : w.metrics("weft_errors_total")) {
+                if (s.value() > 0) {
+                    errors.merge(s.labels().get("error") + "/" + s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
+                }
+            }
+            c.put("errors", errors);
+            long discarded = 0;
+            for (WeftProcess.Sample s : w.metrics("weft_fetch_discarded_bytes_total")) {
+                discarded += (long) s.value();
+            }
+            c.put("fetchDiscardedBytes", discarded);
+        } catch (IOException e) {
+            c.put("scrapeError", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            c.put("scrapeError", e.toString());
+        }
+        return c;
+    }
+
+    /** {@code after - before}, recursively over nested maps of longs; zero entries left out. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> counterDelta(Map<String, Object> before, Map<String, Object> after) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (var e : after.entrySet()) {
+            Object b = before == null ? null : before.get(e.getKey());
+            if (e.getValue() instanceof Map<?, ?> m) {
+                out.put(e.getKey(), counterDelta(b instanceof Map<?, ?> bm ? (Map<String, Object>) bm : null, (Map<String, Object>) m));
+            } else if (e.getValue() instanceof Long v) {
+                long d = v - (b instanceof Long bl ? bl : 0L);
+                if (d != 0 || e.getKey().endsWith("Bytes")) {
+                    out.put(e.getKey(), d);
+                }
+            } else {
+                out.put(e.getKey(), e.getValue());
+            }
+        }
+        return out;
+    }
+
+    /** The sum of the slices' {@code weftCounters} deltas of {@code target}. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> sumCounters(List<Map<String, Object>> slices, String target) {
+        Map<String, Object> sum = new LinkedHashMap<>();
+        for (Map<String, Object> s : slices) {
+            if (target.equals(s.get("target")) && !Boolean.TRUE.equals(s.get("warmup")) && s.get("weftCounters") instanceof Map<?, ?> m) {
+                addInto(sum, (Map<String, Object>) m);
+            }
+        }
+        return sum;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void addInto(Map<String, Object> acc, Map<String, Object> x) {
+        for (var e : x.entrySet()) {
+            if (e.getValue() instanceof Map<?, ?> m) {
+                addInto((Map<String, Object>) acc.computeIfAbsent(e.getKey(), k -> new java.util.TreeMap<>()), (Map<String, Object>) m);
+            } else if (e.getValue() instanceof Long v) {
+                acc.merge(e.getKey(), v, (a, b) -> (Long) a + (Long) b);
+            }
+        }
     }
 
     private static double round(double v) {
@@ -446,7 +768,14 @@ public final class LoadTool {
     }
 
     /** One slice: produce for {@code duration} while consuming, then re-read the slice (catch-up). */
-    private static void slice(Options o, Duration duration, Clients c, TargetTotals totals, Live live) throws Exception {
+    private static void slice(Options o, Duration duration, Clients c, TargetTotals totals, Live live,
+                              Map<String, Object> sliceOut, java.util.function.Supplier<Map<String, Object>> counters)
+            throws Exception {
+        Map<String, Object> counters0 = counters == null ? null : counters.get();
+        // Each slice measures its own records: a consumer that is still behind (an earlier slice's records
+        // it did not get within its 30 s, recorded there as notConsumed) starts from the end, so those
+        // records do not count, late, in this slice.
+        c.consumer.seekToEnd(c.partitions);
         Map<TopicPartition, Long> startOffsets = new HashMap<>();
         for (TopicPartition tp : c.partitions) {
             startOffsets.put(tp, c.consumer.position(tp));
@@ -528,31 +857,81 @@ public final class LoadTool {
         consumerThread.join();
         long e2eEnd = Math.max(lastConsumeNanos[0], start + 1);
 
+        Map<String, Object> consumerAfterE2e = consumerMetrics(c.consumer);
+        Map<String, Object> counters1 = counters == null ? null : counters.get();
+
         // Catch-up read: seek back to the slice's first offsets and read it again, bounded by the slice time.
+        System.err.println("load:   " + c.target.name() + " catch-up read from " + java.time.LocalTime.now().withNano(0));
         startOffsets.forEach(c.consumer::seek);
         Histogram pollHist = Reports.micros();
         long reread = 0;
         long readStart = System.nanoTime();
         long readDeadline = readStart + Math.max(duration.toNanos(), Duration.ofSeconds(5).toNanos());
         long readEnd = readStart;
+        // records re-read in each second of the catch-up read (where a stall shows)
+        List<Long> rereadPerSecond = new ArrayList<>();
         while (reread < consumed[0] && System.nanoTime() < readDeadline) {
             long p0 = System.nanoTime();
             ConsumerRecords<byte[], byte[]> recs = c.consumer.poll(Duration.ofMillis(200));
+            int second = (int) ((System.nanoTime() - readStart) / 1_000_000_000L);
+            while (rereadPerSecond.size() <= second) {
+                rereadPerSecond.add(0L);
+            }
             if (!recs.isEmpty()) {
                 readEnd = System.nanoTime();
                 pollHist.recordValue((readEnd - p0) / 1000);
                 reread += recs.count();
+                rereadPerSecond.set(second, rereadPerSecond.get(second) + recs.count());
             }
         }
+        Map<String, Object> counters2 = counters == null ? null : counters.get();
         long cpu1 = c.target.proxyPid() > 0 ? (long) (ProcStat.cpuSeconds(c.target.proxyPid()) * 1e6) : 0;
 
+        if (sliceOut != null) {
+            sliceOut.put("produceRecordsPerSec", round(acked / ((produceEnd - start) / 1e9)));
+            sliceOut.put("e2eRecordsPerSec", round(consumed[0] / ((e2eEnd - start) / 1e9)));
+            sliceOut.put("consumeRecordsPerSec", round(reread / (Math.max(readEnd - readStart, 1) / 1e9)));
+            sliceOut.put("produceP50Micros", produceHist.getTotalCount() == 0 ? 0 : produceHist.getValueAtPercentile(50));
+            sliceOut.put("produceP99Micros", produceHist.getTotalCount() == 0 ? 0 : produceHist.getValueAtPercentile(99));
+            sliceOut.put("e2eP99Micros", e2eHist.getTotalCount() == 0 ? 0 : e2eHist.getValueAtPercentile(99));
+            sliceOut.put("sent", seq);
+            sliceOut.put("acknowledged", acked);
+            sliceOut.put("produceErrors", errors.get());
+            sliceOut.put("consumed", consumed[0]);
+            sliceOut.put("reread", reread);
+            // Acknowledged records the concurrent consumer never received (within 30 s after the last ack),
+            // and those the catch-up read did not get back: 0 and 0 unless records went missing or stalled.
+            sliceOut.put("notConsumed", Math.max(0, acked - consumed[0]));
+            sliceOut.put("notReread", Math.max(0, consumed[0] - reread));
+            if (c.target.proxyPid() > 0) {
+                sliceOut.put("proxyCpuSeconds", round((cpu1 - cpu0) / 1e6));
+            }
+            sliceOut.put("loadAverageAfter", loadAverage());
+            // The consumer's own view (kafka-clients metrics, 30 s windows): fetch latency, and connections it
+            // closed (a request that timed out closes its connection) at the end of e2e and of the re-read.
+            sliceOut.put("consumerAfterE2e", consumerAfterE2e);
+            sliceOut.put("consumerAfterReread", consumerMetrics(c.consumer));
+            sliceOut.put("rereadPerSecond", rereadPerSecond);
+            if (counters != null) {
+                // The proxy's counters over the slice, and split at the end of the e2e part (produce + the
+                // concurrent consumer) / the catch-up re-read.
+                sliceOut.put("weftCounters", counterDelta(counters0, counters2));
+                sliceOut.put("weftCountersE2e", counterDelta(counters0, counters1));
+                sliceOut.put("weftCountersReread", counterDelta(counters1, counters2));
+            }
+        }
         if (totals != null) {
+            totals.sent += seq;
+            totals.notConsumed += Math.max(0, acked - consumed[0]);
+            totals.notReread += Math.max(0, consumed[0] - reread);
             add(totals.scenario.get("produce"), produceHist, acked, (produceEnd - start) / 1e9);
             add(totals.scenario.get("e2e"), e2eHist, consumed[0], (e2eEnd - start) / 1e9);
             add(totals.scenario.get("consume"), pollHist, reread, Math.max(readEnd - readStart, 1) / 1e9);
             totals.proxyCpuSeconds += (cpu1 - cpu0) / 1e6;
             totals.bytesMoved += (acked + consumed[0] + reread) * (long) o.recordBytes();
             totals.produceErrors += errors.get();
+        }
+        if (totals != null || sliceOut != null) {
             System.err.printf("load:   %s produced %d (%.0f/s, p99 %d us), consumed %d (e2e p99 %d us), re-read %d (%.0f/s), errors %d%n",
                     c.target.name(), acked, acked / ((produceEnd - start) / 1e9), produceHist.getValueAtPercentile(99),
                     consumed[0], e2eHist.getValueAtPercentile(99), reread, reread / (Math.max(readEnd - readStart, 1) / 1e9), errors.get());
@@ -591,16 +970,18 @@ public final class LoadTool {
 
     @SuppressWarnings("unchecked")
     private static void printTable(Map<String, Object> report) {
-        System.out.printf("%-10s %-8s %12s %9s %10s %10s %10s %12s %10s %10s%n", "target", "scenario", "records/s", "MB/s",
-                "p50 us", "p99 us", "p99.9 us", "max us", "cpu s/GB", "x direct");
+        System.out.printf("%-10s %-8s %12s %12s %9s %10s %10s %10s %12s %10s %-24s %s%n", "target", "scenario", "records/s",
+                "median/slice", "MB/s", "p50 us", "p99 us", "p99.9 us", "max us", "cpu s/GB", "x direct", "x weft");
         for (Map<String, Object> r : (List<Map<String, Object>>) report.get("results")) {
             Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
             Map<String, Object> p = (Map<String, Object>) r.get("proxy");
             Map<String, Object> ratio = (Map<String, Object>) r.get("ratioToDirect");
-            System.out.printf("%-10s %-8s %12s %9s %10s %10s %10s %12s %10s %10s%n", r.get("target"), r.get("scenario"),
-                    r.get("recordsPerSec"), r.get("mbPerSec"), l.get("p50"), l.get("p99"), l.get("p999"), l.get("max"),
-                    p == null ? "-" : p.get("cpuSecondsPerGB"),
-                    ratio == null ? "-" : "thr " + ratio.get("recordsPerSec") + " p99 " + ratio.get("p99"));
+            Map<String, Object> toWeft = (Map<String, Object>) r.get("ratioToWeft");
+            System.out.printf("%-10s %-8s %12s %12s %9s %10s %10s %10s %12s %10s %-24s %s%n", r.get("target"), r.get("scenario"),
+                    r.get("recordsPerSec"), r.get("medianSliceRecordsPerSec"), r.get("mbPerSec"), l.get("p50"), l.get("p99"),
+                    l.get("p999"), l.get("max"), p == null ? "-" : p.get("cpuSecondsPerGB"),
+                    ratio == null ? "-" : "thr " + ratio.get("recordsPerSec") + " p99 " + ratio.get("p99"),
+                    toWeft == null ? "-" : "thr " + toWeft.get("recordsPerSec") + " p99 " + toWeft.get("p99"));
         }
     }
 

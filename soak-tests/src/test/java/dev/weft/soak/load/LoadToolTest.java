@@ -16,14 +16,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A few seconds per target: direct and weft (and haproxy where it is installed) all produce figures. */
+/**
+ * A few seconds per target: direct, weft and collapsed (and haproxy where it is installed) all produce
+ * figures; the collapsed target's slices carry the proxy's per-broker sub-request counts.
+ */
 class LoadToolTest {
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     @SuppressWarnings("unchecked")
     void sideBySideFigures(@TempDir Path dir) throws Exception {
-        String targets = HaproxyProcess.available() ? "direct,weft,haproxy" : "direct,weft";
+        String targets = HaproxyProcess.available() ? "direct,weft,collapsed,haproxy" : "direct,weft,collapsed";
         Path out = dir.resolve("load.json");
         LoadTool.run(LoadTool.Options.parse(new String[] {
             "--targets", targets, "--duration", "3s", "--rounds", "1", "--warmup", "1s", "--out", out.toString(),
@@ -60,6 +63,24 @@ class LoadToolTest {
             }
         }
         assertTrue(!((List<?>) report.get("timeline")).isEmpty(), "timeline");
+
+        // collapsed: one broker here, so no split, but the counters the 3-broker runs read are there:
+        // client Produce/Fetch requests and the sub-requests the proxy sent to real broker 0.
+        Map<String, Object> split = (Map<String, Object>) report.get("collapsedSplit");
+        assertNotNull(split, "collapsedSplit");
+        assertEquals(6, ((Map<String, Object>) split.get("partitionLeaders")).size(), split.toString());
+        Map<String, Object> measured = (Map<String, Object>) split.get("measuredSlices");
+        Map<String, Object> upstream = (Map<String, Object>) ((Map<String, Object>) measured.get("upstreamRequests")).get("upstream/0");
+        assertNotNull(upstream, measured.toString());
+        assertTrue(((Number) upstream.get("Produce")).longValue() > 0, measured.toString());
+        assertTrue(((Number) upstream.get("Fetch")).longValue() > 0, measured.toString());
+        Map<String, Object> client = (Map<String, Object>) measured.get("clientRequests");
+        assertTrue(((Number) client.get("Produce")).longValue() > 0, measured.toString());
+        for (Map<String, Object> slice : (List<Map<String, Object>>) report.get("slices")) {
+            assertEquals(0L, ((Number) slice.get("produceErrors")).longValue(), slice.toString());
+            assertEquals(0L, ((Number) slice.get("notConsumed")).longValue(), slice.toString());
+            assertNotNull(slice.get("loadAverage"), slice.toString());
+        }
     }
 
     /** The woven targets: a second cluster, one Weft process over both, renamed topics; figures for each. */
