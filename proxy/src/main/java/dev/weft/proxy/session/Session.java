@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link ApiRoute#ANSWERED}: ApiVersions, answered by the proxy.</li>
  * </ul>
  * Everything runs on the client's event loop. Responses leave in request order ({@link ResponseOrder});
- * reads pause at the in-flight cap, while any upstream link is not writable, and while draining.
+ * reads pause at the in-flight cap, while any upstream link is not writable, and while isDraining().
  */
 public final class Session extends ChannelInboundHandlerAdapter {
 
@@ -91,8 +91,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     SessionMetrics metrics = SessionMetrics.NONE;
     Channel client;
-    private boolean closed;
-    private boolean draining;
+    /** The connection's life; every change goes through {@link #state(Lifecycle)}. */
+    private Lifecycle state = Lifecycle.OPEN;
     private boolean clientNeedsFlush;
     private ByteBuf parkedFrame;
     private int parkedSlot;
@@ -156,7 +156,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
-        if (closed) {
+        if (isClosed()) {
             frame.release();
             return;
         }
@@ -170,12 +170,31 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** Requests are taken in order: not while one waits for a producer-id claim, nor beyond the in-flight cap. */
     private boolean canHandle() {
-        return parkedFrame == null && slots.size() < settings.maxInflightRequests();
+        return parkedFrame == null && slots.size() < settings.maxInflightRequests() && ownLinkUp();
+    }
+
+    /**
+     * A connection to a virtual broker means that broker: nothing is answered before its connection is up
+     * (a client of a broker that is gone gets a close, not answers the proxy could give itself).
+     */
+    private boolean ownLinkUp() {
+        UpstreamLink own = links.own();
+        return own == null || own.connected();
+    }
+
+    /** The own broker's connection is up: what the client sent meanwhile is handled now, in order. */
+    void onOwnLinkConnected() {
+        if (isClosed()) {
+            return;
+        }
+        handlePending();
+        updateClientReading();
+        flushClient();
     }
 
     private void handlePending() {
         ByteBuf next;
-        while (!closed && canHandle() && (next = pending.poll()) != null) {
+        while (!isClosed() && canHandle() && (next = pending.poll()) != null) {
             handle(next);
         }
         links.flushAll();
@@ -207,8 +226,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * cluster answers with a retriable error (a cluster that just started loads its transaction state).
      */
     private void allocateProducerId(int route, java.util.concurrent.CompletableFuture<Long> result, long deadlineNanos) {
-        if (closed) {
-            result.completeExceptionally(new IllegalStateException("the client connection closed"));
+        if (isClosed()) {
+            result.completeExceptionally(new IllegalStateException("the client connection isClosed()"));
             return;
         }
         short version = (short) Math.min(4, runtime.apiVersions().maxVersion(ApiKeys.INIT_PRODUCER_ID.id));
@@ -239,7 +258,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
         if (frame == null) {
             return;
         }
-        if (closed) {
+        if (isClosed()) {
             frame.release();
             return;
         }
@@ -471,7 +490,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** Finishes a request with its response frame (null: none is due); writes what is now in order. */
     void complete(int slot, ByteBuf response) {
-        if (closed) {
+        if (isClosed()) {
             if (response != null) {
                 response.release();
             }
@@ -482,7 +501,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
             handlePending();
         }
         updateClientReading();
-        if (draining && slots.isEmpty()) {
+        if (isDraining() && slots.isEmpty()) {
             finishDrain();
         }
     }
@@ -545,12 +564,12 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     private void updateClientReading() {
-        if (client == null || closed) {
+        if (client == null || isClosed()) {
             return;
         }
         // A client that does not read its answers stops being read: its answers are bounded by the
         // in-flight cap (its upstream links also stop being read, see channelWritabilityChanged).
-        boolean read = !draining && pending.isEmpty() && canHandle() && links.allWritable() && client.isWritable();
+        boolean read = !isDraining() && pending.isEmpty() && canHandle() && links.allWritable() && client.isWritable();
         if (client.config().isAutoRead() != read) {
             client.config().setAutoRead(read);
         }
@@ -593,7 +612,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * forwarding link): the client reconnects, as it would to a broker that went away.
      */
     void onOwnLinkEnded(UpstreamLink link) {
-        if (closed) {
+        if (isClosed()) {
             return;
         }
         String unanswered = slots.isEmpty() ? "" : " with " + slots.size() + " request(s) unanswered";
@@ -617,7 +636,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** The proxy cannot answer a request now (an upstream is unreachable): WARN without a stack trace, close. */
     void failedQuietly(String what, Throwable cause) {
-        if (!closed) {
+        if (!isClosed()) {
             LOG.warn("{}: {}: {}; closing so the client retries", describe(), what, cause.getMessage());
             metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_UNREACHABLE, (short) -1);
             close();
@@ -626,7 +645,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** A planner or rewrite failed on a response it could not handle: a bug or a broker out of spec. */
     void failed(String what, Throwable cause) {
-        if (!closed) {
+        if (!isClosed()) {
             LOG.warn("{}: {}: {}; closing", describe(), what, cause.toString(), cause);
             metrics.connectionError(SessionMetrics.SessionError.REWRITE_FAILED, (short) -1);
             close();
@@ -634,20 +653,67 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     boolean isClosed() {
-        return closed;
+        return state instanceof Lifecycle.Closed;
+    }
+
+    private boolean isDraining() {
+        return state instanceof Lifecycle.Draining;
+    }
+
+    /**
+     * A client connection's life, only ever forward: serving; draining (the proxy shuts down: nothing
+     * more is read, what is in flight is answered, then it closes); closed (everything it held released).
+     */
+    sealed interface Lifecycle {
+        Open OPEN = new Open();
+
+        /** Orders the states: a transition only goes to a higher rank. */
+        int rank();
+
+        record Open() implements Lifecycle {
+            @Override
+            public int rank() {
+                return 0;
+            }
+        }
+
+        record Draining(String reason) implements Lifecycle {
+            @Override
+            public int rank() {
+                return 1;
+            }
+        }
+
+        record Closed(String reason) implements Lifecycle {
+            @Override
+            public int rank() {
+                return 2;
+            }
+        }
+    }
+
+    /** Every change of {@link #state} goes through here: one place that orders and traces them (DEBUG). */
+    private void state(Lifecycle next) {
+        if (next.rank() <= state.rank()) {
+            return;
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: {} -> {}", describe(), state, next);
+        }
+        state = next;
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt == SessionRegistry.DRAIN) {
-            draining = true;
+            state(new Lifecycle.Draining("the proxy is shutting down"));
             updateClientReading();
             if (slots.isEmpty()) {
                 finishDrain();
             }
             return;
         }
-        if (closed) {
+        if (isClosed()) {
             ctx.fireUserEventTriggered(evt);
             return;
         }
@@ -659,7 +725,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     private void finishDrain() {
-        if (!closed) {
+        if (!isClosed()) {
             client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> close());
         }
     }
@@ -672,7 +738,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (!closed) {
+        if (!isClosed()) {
             if (cause.getCause() instanceof NotSslRecordException) {
                 LOG.warn("{}: not a TLS record: a plaintext client on a TLS port; closing", describe());
                 metrics.connectionError(SessionMetrics.SessionError.TLS_HANDSHAKE, (short) -1);
@@ -686,10 +752,10 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     void close() {
-        if (closed) {
+        if (isClosed()) {
             return;
         }
-        closed = true;
+        state(new Lifecycle.Closed("closed by the proxy or the client"));
         metrics.connectionClosed();
         ByteBuf frame;
         while ((frame = pending.poll()) != null) {
