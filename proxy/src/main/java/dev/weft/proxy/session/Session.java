@@ -170,26 +170,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     /** Requests are taken in order: not while one waits for a producer-id claim, nor beyond the in-flight cap. */
     private boolean canHandle() {
-        return parkedFrame == null && slots.size() < settings.maxInflightRequests() && ownLinkUp();
-    }
-
-    /**
-     * A connection to a virtual broker means that broker: nothing is answered before its connection is up
-     * (a client of a broker that is gone gets a close, not answers the proxy could give itself).
-     */
-    private boolean ownLinkUp() {
-        UpstreamLink own = links.own();
-        return own == null || own.connected();
-    }
-
-    /** The own broker's connection is up: what the client sent meanwhile is handled now, in order. */
-    void onOwnLinkConnected() {
-        if (isClosed()) {
-            return;
-        }
-        handlePending();
-        updateClientReading();
-        flushClient();
+        return parkedFrame == null && slots.size() < settings.maxInflightRequests();
     }
 
     private void handlePending() {

@@ -47,10 +47,6 @@ final class UpstreamLink {
         void onLinkWritabilityChanged(UpstreamLink link, boolean writable);
 
         void onLinkReadComplete();
-
-        /** The connection is up (what waited for it has been written). */
-        default void onLinkConnected(UpstreamLink link) {
-        }
     }
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
@@ -140,7 +136,6 @@ final class UpstreamLink {
                             channel.write(frame, channel.voidPromise());
                         }
                         channel.flush();
-                        owner.onLinkConnected(this);
                     }
                 });
     }
@@ -259,11 +254,6 @@ final class UpstreamLink {
         }
         return byBroker ? "broker " + where() + " closed the connection"
                 : "connection to broker " + where() + " failed: " + (errorDetail != null ? errorDetail : closeReason);
-    }
-
-    /** True while the connection is up. */
-    boolean connected() {
-        return channel != null && !closed;
     }
 
     /** True once the connection was made. */

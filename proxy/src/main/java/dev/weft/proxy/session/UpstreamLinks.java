@@ -233,13 +233,6 @@ final class UpstreamLinks implements UpstreamLink.Owner {
     }
 
     @Override
-    public void onLinkConnected(UpstreamLink link) {
-        if (link == own) {
-            session.onOwnLinkConnected();
-        }
-    }
-
-    @Override
     public void onLinkReadComplete() {
         session.flushClient();
     }
