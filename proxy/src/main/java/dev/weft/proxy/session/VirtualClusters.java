@@ -11,12 +11,9 @@ import dev.weft.routing.Router;
 import dev.weft.routing.RouterRegistry;
 import dev.weft.routing.compose.LeafRouter;
 import dev.weft.routing.api.ApiRoute;
-import dev.weft.routing.node.NodeIdBijection;
 import dev.weft.routing.node.NodeIdMapping;
-import dev.weft.routing.ClusterRouters;
 import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.dag.ClusterTarget;
-import dev.weft.routing.dag.ComposedNodeIds;
 import dev.weft.routing.dag.InvalidRoutingException;
 import dev.weft.routing.dag.RouteTarget;
 import dev.weft.routing.dag.RouterTarget;
@@ -30,9 +27,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * Starts the runtime of a virtual cluster, whatever it targets: a cluster by {@link ClusterRouters}
- * (the identity router when mirrored); a router by its routing DAG (nested routers through
- * {@link LeafRouter}: its routes are the DAG's leaves, node ids composed per level). Sets up the
+ * Starts the runtime of a virtual cluster, whatever it targets, in one way: the routing DAG says
+ * which router serves it ({@link LeafRouter#of}: the identity router for a mirrored cluster, a
+ * one-route weave for a collapsed one, a router's own or its DAG's leaves; node ids composed per level). Sets up the
  * producer-id fleet state on the first leaf's cluster when the leaves span several clusters, and builds
  * the first topic catalog when the router uses one.
  */
@@ -54,23 +51,16 @@ public final class VirtualClusters {
         Map<String, RouteTarget> targets = new LinkedHashMap<>();
         config.virtualClusters().forEach((name, v) -> targets.put(name,
                 v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
-        Router router;
-        NodeIdMapping nodeIds;
-        if (vc.targetRouter() == null) {
-            router = ClusterRouters.over(vc.targetCluster(), vc.topology() == WeftConfig.Topology.MIRRORED);
-            nodeIds = NodeIdBijection.single();
-        } else {
-            RoutingGraph graph;
-            Map<String, Router> routers;
-            try {
-                graph = RoutingGraph.build(config.routers(), config.clusters().keySet(), targets);
-                routers = RouterRegistry.standard().createAll(graph);
-            } catch (InvalidRoutingException e) {
-                throw new VirtualClusterStartException(config.source() + ": " + e.getMessage(), e);
-            }
-            router = LeafRouter.of(graph, routers, vc.name());
-            nodeIds = graph.nodeIds(vc.name());
+        RoutingGraph graph;
+        Map<String, Router> routers;
+        try {
+            graph = RoutingGraph.build(config.routers(), config.clusters().keySet(), targets);
+            routers = RouterRegistry.standard().createAll(graph);
+        } catch (InvalidRoutingException e) {
+            throw new VirtualClusterStartException(config.source() + ": " + e.getMessage(), e);
         }
+        Router router = LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED);
+        NodeIdMapping nodeIds = graph.nodeIds(vc.name());
         boolean forwardsSasl = router.apiRoute(ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
         List<UpstreamCluster> leaves = new ArrayList<>();
         List<String> distinctClusters = new ArrayList<>();
@@ -80,8 +70,9 @@ public final class VirtualClusters {
             ClusterConfig cc = config.clusters().get(cluster);
             if (cc.sasl() != null && !forwardsSasl) {
                 throw new VirtualClusterStartException(config.source() + ": clusters." + cc.name() + ".sasl: cluster '" + cc.name()
-                        + "' is behind router '" + vc.targetRouter() + "', and a woven virtual cluster opens its own broker"
-                        + " connections, which do not authenticate with SASL yet; use a TLS or plaintext listener", null);
+                        + "' is served by virtual cluster '" + vc.name() + "' through router type '" + router.type()
+                        + "', which opens its own broker connections (client SASL cannot pass through them), and those"
+                        + " do not authenticate with SASL yet; use a TLS or plaintext listener", null);
             }
             leaves.add(clusters.get(cluster));
             if (!distinctClusters.contains(cluster)) {

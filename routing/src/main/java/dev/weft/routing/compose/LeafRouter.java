@@ -1,5 +1,6 @@
 package dev.weft.routing.compose;
 
+import dev.weft.routing.ClusterRouters;
 import dev.weft.routing.GroupRouting;
 import dev.weft.routing.RealTopic;
 import dev.weft.routing.Router;
@@ -34,12 +35,20 @@ public final class LeafRouter implements Router {
     private final Map<List<Integer>, Integer> leafByPath = new HashMap<>();
 
     /**
-     * The router a virtual cluster is served by: its own target router when every route of it leads to
-     * a cluster (one level: nothing to compose), else a {@code LeafRouter} over the DAG's leaves.
+     * The router a virtual cluster is served by, whatever it targets: for a cluster, the router
+     * {@link ClusterRouters#over} picks for the topology; for a router, that router when every route of
+     * it leads to a cluster (one level: nothing to compose), else a {@code LeafRouter} over the DAG's
+     * leaves. The proxy starts every virtual cluster through this one call (with
+     * {@code graph.nodeIds(virtualCluster)} as its node ids).
      *
      * @param routers every router of the graph, built (by name)
+     * @param bindsConnectionsToBrokers true for the mirrored topology (DESIGN §4)
      */
-    public static Router of(RoutingGraph graph, Map<String, Router> routers, String virtualCluster) {
+    public static Router of(RoutingGraph graph, Map<String, Router> routers, String virtualCluster,
+            boolean bindsConnectionsToBrokers) {
+        if (graph.target(virtualCluster) instanceof ClusterTarget cluster) {
+            return ClusterRouters.over(cluster.cluster(), bindsConnectionsToBrokers);
+        }
         RouterTarget target = (RouterTarget) graph.target(virtualCluster);
         RouterSpec root = graph.router(target.router());
         if (root.routes().stream().allMatch(r -> r.target() instanceof ClusterTarget)) {

@@ -55,7 +55,7 @@ class LeafRouterTest {
                 "placement", Map.of("rules", List.of(Map.of("prefix", "b-", "route", "b"))))));
         Map<String, RouteTarget> vcs = Map.of("main", new RouterTarget("outer"));
         graph = RoutingGraph.build(specs, Set.of("us-east", "eu-1", "eu-2"), vcs);
-        router = LeafRouter.of(graph, RouterRegistry.standard().createAll(graph), "main");
+        router = LeafRouter.of(graph, RouterRegistry.standard().createAll(graph), "main", true);
     }
 
     private TopicRouting catalog() {
