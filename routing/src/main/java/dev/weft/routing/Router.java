@@ -55,6 +55,16 @@ public interface Router {
     ColdPlanner coldPlanner(short apiKey);
 
     /**
+     * Whether the router can sit under another router of the DAG. A nested DAG is flattened to its
+     * leaves and planned through the composed topic views ({@code routing.compose.LeafRouter}), which
+     * carries every router's topic view but not its own hot planner: a router whose hot planning is more
+     * than its topic view (branch copies) says false, and a config nesting it is refused.
+     */
+    default boolean nestable() {
+        return true;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

@@ -62,7 +62,7 @@ public final class RouterRegistry {
         RouterFactory factory = factories.get(spec.type());
         if (factory == null) {
             problems.add(new RoutingProblem(path + ".type",
-                    "unknown router type '" + spec.type() + "'; known types: " + factories.keySet()));
+                    "unknown router type '" + spec.type() + "'; known types: " + factories.keySet().stream().sorted().toList()));
             return null;
         }
         return factory.create(path, spec, problems);
@@ -80,6 +80,16 @@ public final class RouterRegistry {
             Router r = create(spec, problems);
             if (r != null) {
                 out.put(spec.name(), r);
+            }
+        }
+        for (RouterSpec spec : graph.routers().values()) {
+            for (int k = 0; k < spec.routes().size(); k++) {
+                if (spec.routes().get(k).target() instanceof dev.weft.routing.dag.RouterTarget inner
+                        && out.get(inner.router()) instanceof Router r && !r.nestable()) {
+                    problems.add(new RoutingProblem("routers." + spec.name() + ".routes[" + k + "].target", "router '"
+                            + inner.router() + "' (type " + r.type() + ") cannot sit under another router: nested routers are"
+                            + " composed by their topic views only; make it the virtual cluster's target"));
+                }
             }
         }
         if (!problems.isEmpty()) {

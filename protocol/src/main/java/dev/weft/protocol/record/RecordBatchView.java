@@ -98,6 +98,8 @@ public final class RecordBatchView {
 
     public static final long NO_PRODUCER_ID = -1L;
     public static final short NO_PRODUCER_EPOCH = -1;
+    /** base_sequence of a batch without a producer. */
+    public static final int NO_SEQUENCE = -1;
 
     private final CRC32C crc = new CRC32C();
     private ByteBuf buf;
@@ -355,6 +357,47 @@ public final class RecordBatchView {
                     + " are not a whole record batch");
         }
         return rewritten;
+    }
+
+    /**
+     * Makes every batch in [{@code offset}, {@code limit}) a plain (non-idempotent) one: producer_id,
+     * producer_epoch and base_sequence set to "none" and each CRC recomputed, in place. What a branch
+     * copy needs: the producer's id and sequence numbers mean nothing on the branch's cluster, which
+     * would refuse them as out of order. Leaves the view on the end of the range. Borrows {@code buf}.
+     *
+     * @return the number of batches changed (those that had a producer id)
+     * @throws MalformedFrameException as {@link #rewriteProducer}
+     */
+    public int detachProducer(ByteBuf buf, int offset, int limit) {
+        int detached = 0;
+        for (wrap(buf, offset, limit); hasBatch(); next()) {
+            if (magic() != MAGIC_V2) {
+                throw new MalformedFrameException("record batch at offset " + this.offset + " has magic " + magic()
+                        + "; only magic 2 batches can be detached from their producer");
+            }
+            if (producerId() != NO_PRODUCER_ID) {
+                buf.setLong(this.offset + PRODUCER_ID_OFFSET, NO_PRODUCER_ID);
+                buf.setShort(this.offset + PRODUCER_EPOCH_OFFSET, NO_PRODUCER_EPOCH);
+                buf.setInt(this.offset + BASE_SEQUENCE_OFFSET, NO_SEQUENCE);
+                updateCrc();
+                detached++;
+            }
+        }
+        if (partialTrailingBytes() != 0) {
+            throw new MalformedFrameException(partialTrailingBytes() + " bytes at offset " + this.offset
+                    + " are not a whole record batch");
+        }
+        return detached;
+    }
+
+    /** Whether some batch in [{@code offset}, {@code limit}) is transactional. Borrows {@code buf}. */
+    public boolean anyTransactional(ByteBuf buf, int offset, int limit) {
+        for (wrap(buf, offset, limit); hasBatch(); next()) {
+            if (isTransactional()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Recomputes and stores the CRC (after any in-place change of CRC-covered bytes). */

@@ -139,6 +139,37 @@ class RecordBatchViewTest {
         }
     }
 
+    /** A branch copy: every batch with a producer loses it (id, epoch, sequence), stays valid, keeps its records. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("variants")
+    void detachProducerLeavesPlainValidBatches(TestRecords.Variant variant) {
+        RecordBatchView view = new RecordBatchView();
+        ByteBuf buf = Unpooled.wrappedBuffer(variant.records().buffer().duplicate());
+        buf = Unpooled.copiedBuffer(buf);
+        try {
+            int withProducer = 0;
+            boolean transactional = false;
+            for (MutableRecordBatch b : variant.records().batches()) {
+                withProducer += b.hasProducerId() ? 1 : 0;
+                transactional |= b.isTransactional();
+            }
+            assertEquals(transactional, view.anyTransactional(buf, 0, buf.writerIndex()));
+            assertEquals(withProducer, view.detachProducer(buf, 0, buf.writerIndex()));
+            MemoryRecords after = MemoryRecords.readableRecords(ByteBuffer.wrap(ByteBufUtil.getBytes(buf)));
+            Iterator<MutableRecordBatch> original = variant.records().batches().iterator();
+            for (MutableRecordBatch batch : after.batches()) {
+                batch.ensureValid();
+                assertEquals(RecordBatch.NO_PRODUCER_ID, batch.producerId());
+                assertEquals(RecordBatch.NO_PRODUCER_EPOCH, batch.producerEpoch());
+                assertEquals(RecordBatch.NO_SEQUENCE, batch.baseSequence());
+                assertSameRecords(original.next(), batch);
+            }
+            assertFalse(original.hasNext());
+        } finally {
+            buf.release();
+        }
+    }
+
     /** Everything outside crc, producer_id and producer_epoch is byte-identical: compressed payloads untouched. */
     private static void assertUnchangedBesidesPidEpochCrc(MemoryRecords original, int position, byte[] after, int size) {
         byte[] before = new byte[size];

@@ -39,6 +39,18 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     private byte[][] partitionKeys = new byte[16][];
     private boolean renumbered;
     private boolean keysPerPartition;
+    /** Side targets (BRANCH): (leaf, broker) pairs that receive copies, apart from the primary's targets. */
+    private int[] sideLeaf = new int[2];
+    private int[] sideBroker = new int[2];
+    private int sideCount;
+    /** Per copy: the client partition copied, its side target, the upstream topic key and partition there. */
+    private int[] copyPartition = new int[8];
+    private int[] copySide = new int[8];
+    private int[] copyUpstreamPartition = new int[8];
+    private byte[][] copyKey = new byte[8][];
+    private int copyCount;
+    private int unplacedCopies;
+    private long unplacedRoutes;
 
     public RoutePlan(TopicNameCache names) {
         this.names = names;
@@ -66,6 +78,13 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         unknownTopics = false;
         foreignTopics = false;
         keepFetchSessions = false;
+        if (copyCount > 0) {
+            Arrays.fill(copyKey, 0, copyCount, null);
+        }
+        sideCount = 0;
+        copyCount = 0;
+        unplacedCopies = 0;
+        unplacedRoutes = 0;
         if (renumbered || keysPerPartition) {
             Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
             Arrays.fill(partitionKeys, null);
@@ -205,11 +224,124 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         return keepFetchSessions;
     }
 
+    /** The index of side target (leaf, broker), added when new ({@code broker}: a real node id of the leaf). */
+    public int sideTarget(int leaf, int broker) {
+        for (int i = 0; i < sideCount; i++) {
+            if (sideLeaf[i] == leaf && sideBroker[i] == broker) {
+                return i;
+            }
+        }
+        if (sideCount == sideLeaf.length) {
+            sideLeaf = Arrays.copyOf(sideLeaf, sideCount * 2);
+            sideBroker = Arrays.copyOf(sideBroker, sideCount * 2);
+        }
+        sideLeaf[sideCount] = leaf;
+        sideBroker[sideCount] = broker;
+        return sideCount++;
+    }
+
     /**
-     * Every partition goes to the connection's own broker under the client's own keys: the client's frame
-     * can go as it is.
+     * BRANCH: partition {@code i} (sent to a primary target) is also copied to side target {@code side},
+     * as partition {@code upstreamPartition} of the topic with key {@code key} (raw name or 16 id bytes)
+     * there — once the primary has acknowledged it, never before, and never when the primary refused it.
+     * The client's answer is the primary's alone; what becomes of the copy is counted, not answered.
+     */
+    public void copy(int i, int side, byte[] key, int upstreamPartition) {
+        if (copyCount == copyPartition.length) {
+            int n = copyCount * 2;
+            copyPartition = Arrays.copyOf(copyPartition, n);
+            copySide = Arrays.copyOf(copySide, n);
+            copyUpstreamPartition = Arrays.copyOf(copyUpstreamPartition, n);
+            copyKey = Arrays.copyOf(copyKey, n);
+        }
+        copyPartition[copyCount] = i;
+        copySide[copyCount] = side;
+        copyUpstreamPartition[copyCount] = upstreamPartition;
+        copyKey[copyCount] = key;
+        copyCount++;
+    }
+
+    /**
+     * A copy the planner could not place (the branch topic or its partition's leader on {@code route} is
+     * not known): counted as dropped, and the route's partition leaders are read again.
+     */
+    public void copyUnplaced(int route) {
+        unplacedCopies++;
+        if (route < Long.SIZE) {
+            unplacedRoutes |= 1L << route;
+        }
+    }
+
+    public int sideTargetCount() {
+        return sideCount;
+    }
+
+    public int sideLeaf(int side) {
+        return sideLeaf[side];
+    }
+
+    public int sideBroker(int side) {
+        return sideBroker[side];
+    }
+
+    /** How many copies the plan makes (BRANCH when non-zero). */
+    public int copyCount() {
+        return copyCount;
+    }
+
+    public int copyPartition(int c) {
+        return copyPartition[c];
+    }
+
+    public int copySide(int c) {
+        return copySide[c];
+    }
+
+    public int copyUpstreamPartition(int c) {
+        return copyUpstreamPartition[c];
+    }
+
+    public byte[] copyKey(int c) {
+        return copyKey[c];
+    }
+
+    public int unplacedCopies() {
+        return unplacedCopies;
+    }
+
+    /** Bit k: route k's leaders were missing for a copy ({@link #copyUnplaced}). */
+    public long unplacedRoutes() {
+        return unplacedRoutes;
+    }
+
+    /** What the exchange does with the request (DESIGN §3). */
+    public enum Kind {
+        /** Nothing is sent: every partition is answered by the proxy (refused). */
+        RESPOND,
+        /** The client's frame goes as it is over the connection's own broker link. */
+        FORWARD,
+        /** One sub-request per target, answers merged. */
+        SPLIT,
+        /** SPLIT, and copies of what the primary acknowledged go to the side targets. */
+        BRANCH
+    }
+
+    public Kind kind(int partitions) {
+        if (routed == 0) {
+            return Kind.RESPOND;
+        }
+        if (copyCount > 0) {
+            return Kind.BRANCH;
+        }
+        return passThrough(partitions) ? Kind.FORWARD : Kind.SPLIT;
+    }
+
+    /**
+     * Every partition goes to the connection's own broker under the client's own keys, and nothing is
+     * copied: the client's frame can go as it is.
      */
     public boolean passThrough(int partitions) {
-        return routed == partitions && !keysChange && !renumbered && targetCount == 1 && targetBroker[0] == OWN_BROKER;
+        return routed == partitions && !keysChange && !renumbered && copyCount == 0 && targetCount == 1
+                && targetBroker[0] == OWN_BROKER;
     }
 }

@@ -1,7 +1,6 @@
 package dev.weft.routing.topicweave;
 
 import dev.weft.protocol.skim.PartitionSkim;
-import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.api.HotCatalog;
 import dev.weft.routing.api.HotContext;
@@ -33,19 +32,12 @@ public final class CatalogHotPlanner implements HotPlanner {
     @Override
     public void plan(PartitionSkim skim, HotContext ctx, RoutePlan out) {
         HotCatalog catalog = ctx.catalog();
-        TopicRouting topics = catalog.topics();
         int ownRoute = ctx.ownRoute();
         boolean ids = skim.usesTopicIds();
         boolean bound = ctx.boundToBroker();
         int own = -1;
         for (int t = 0; t < skim.topicCount(); t++) {
-            VisibleTopic v;
-            if (ids) {
-                int at = skim.topicNameOffset(t);
-                v = topics.byVirtualId(skim.buffer().getLong(at), skim.buffer().getLong(at + 8));
-            } else {
-                v = out.names().resolve(catalog, skim.buffer(), skim.topicNameOffset(t), skim.topicNameLength(t));
-            }
+            VisibleTopic v = visibleTopic(skim, t, catalog, out);
             int first = skim.topicFirstPartition(t);
             int end = first + skim.topicPartitionCount(t);
             if (v == null || bound && v.route() != ownRoute) {
@@ -63,6 +55,15 @@ public final class CatalogHotPlanner implements HotPlanner {
             out.upstreamKey(t, catalog.upstreamKey(v, ids));
             out.send(first, end, own);
         }
+    }
+
+    /** The visible topic that topic {@code t} of the request names (by id or name), or null. */
+    public static VisibleTopic visibleTopic(PartitionSkim skim, int t, HotCatalog catalog, RoutePlan out) {
+        if (skim.usesTopicIds()) {
+            int at = skim.topicNameOffset(t);
+            return catalog.topics().byVirtualId(skim.buffer().getLong(at), skim.buffer().getLong(at + 8));
+        }
+        return out.names().resolve(catalog, skim.buffer(), skim.topicNameOffset(t), skim.topicNameLength(t));
     }
 
     private static void byLeader(PartitionSkim skim, PartitionLeadership leadership, VisibleTopic v, boolean ids,

@@ -7,8 +7,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** One route's compiled visibility and naming: patterns compiled once, renames indexed both ways. */
-final class RouteNaming {
+/**
+ * One route's compiled visibility and naming: patterns compiled once, renames indexed both ways. Public
+ * for other router types that select and name topics the same way (a branch's topics and target names).
+ */
+public final class RouteNaming {
 
     final String routeName;
     final String qualifyPrefix;
@@ -21,7 +24,7 @@ final class RouteNaming {
     private final Map<String, String> realToVirtual;
     private final Map<String, String> virtualToReal = new HashMap<>();
 
-    RouteNaming(String routeName, String qualifyPrefix, RouteRules rules) {
+    public RouteNaming(String routeName, String qualifyPrefix, RouteRules rules) {
         this.routeName = routeName;
         this.qualifyPrefix = qualifyPrefix;
         includePatterns = split(rules.topics().include(), includeExact);
@@ -43,7 +46,7 @@ final class RouteNaming {
     }
 
     /** Whether real topic {@code name} is visible through this route (evaluated at snapshot build). */
-    boolean visible(String name) {
+    public boolean visible(String name) {
         if (excludeExact.contains(name) || matchesAny(excludePatterns, name)) {
             return false;
         }
@@ -66,7 +69,7 @@ final class RouteNaming {
     }
 
     /** The virtual name of visible real topic {@code real}, before collisions are settled. */
-    String virtualName(String real) {
+    public String virtualName(String real) {
         String renamed = realToVirtual.get(real);
         return renamed != null ? renamed : prefix.isEmpty() ? real : prefix + real;
     }

@@ -12,7 +12,7 @@ import java.util.Set;
  * as a YAML reader produces), adding a problem with its path for every value of the wrong shape and
  * every unknown key. See routing/README.md for the shape.
  */
-final class SettingsReader {
+public final class SettingsReader {
 
     private static final Set<String> ROUTER_KEYS = Set.of("type", "routes", "collisions", "groups", "transactions", "placement");
     private static final Set<String> ROUTE_KEYS = Set.of("name", "target", "topics", "naming", "qualify");
@@ -21,6 +21,14 @@ final class SettingsReader {
 
     private SettingsReader(List<RoutingProblem> problems) {
         this.problems = problems;
+    }
+
+    /**
+     * A route's {@code topics} and {@code naming} (as a topic-weave route has them), for router types that
+     * select and name topics the same way; {@code keys} are the route keys that type allows.
+     */
+    public static RouteRules routeRules(String path, Map<?, ?> raw, Set<String> keys, List<RoutingProblem> problems) {
+        return new SettingsReader(problems).route(path, raw, keys);
     }
 
     static TopicWeaveSettings read(String path, Map<?, ?> raw, int routeCount, List<RoutingProblem> problems) {
@@ -43,15 +51,15 @@ final class SettingsReader {
         for (int k = 0; k < routeCount; k++) {
             Object r = rawRoutes != null && k < rawRoutes.size() ? rawRoutes.get(k) : null;
             Map<?, ?> route = map(path + ".routes[" + k + "]", r);
-            routes.add(route == null ? RouteRules.DEFAULT : route(path + ".routes[" + k + "]", route));
+            routes.add(route == null ? RouteRules.DEFAULT : route(path + ".routes[" + k + "]", route, ROUTE_KEYS));
         }
         return new TopicWeaveSettings(policy, routes, homes(path + ".groups", "homes", raw.get("groups")),
                 homes(path + ".transactions", "homes", raw.get("transactions")),
                 homes(path + ".placement", "rules", raw.get("placement")));
     }
 
-    private RouteRules route(String path, Map<?, ?> raw) {
-        unknownKeys(path, raw, ROUTE_KEYS);
+    private RouteRules route(String path, Map<?, ?> raw, Set<String> keys) {
+        unknownKeys(path, raw, keys);
         TopicFilter filter = TopicFilter.ALL;
         Map<?, ?> topics = map(path + ".topics", raw.get("topics"));
         if (topics != null) {
@@ -83,7 +91,7 @@ final class SettingsReader {
                 naming = new TopicNaming(prefix, renames);
             }
         }
-        return new RouteRules(filter, naming, string(path + ".qualify", raw.get("qualify")));
+        return new RouteRules(filter, naming, keys.contains("qualify") ? string(path + ".qualify", raw.get("qualify")) : null);
     }
 
     private PrefixHomes homes(String path, String listKey, Object raw) {
