@@ -37,10 +37,13 @@ import java.util.BitSet;
  * topics, no renames, no renumbering).
  *
  * <p>The output is a whole frame, <b>4-byte size prefix included</b>, of newly written metadata only
- * (a Fetch request has no records): a {@link io.netty.buffer.CompositeByteBuf}, ready for the socket.
+ * (a Fetch request has no records): normally one pooled direct buffer, ready for the socket.
  * Topics none of whose partitions are chosen are left out. One instance per core; not thread-safe.
  */
 public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim> {
+
+    /** An empty array's length: int32 0, or compact varint 1. */
+    private static final int EMPTY_ARRAY_BYTES = 4;
 
     private boolean overrideSession;
     private int sessionId;
@@ -158,8 +161,16 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     }
 
     @Override
-    protected int metadataBytesHint(FetchRequestSkim skim, int headerBytes) {
-        return 4 + headerBytes + skim.endOffset() - skim.bodyOffset();
+    protected int metadataBytesOutsideTopics(FetchRequestSkim skim, int headerBytes) {
+        int forgotten = skim.version() < FetchRequestSkim.FIRST_SESSION_VERSION ? 0
+                : keepForgotten ? skim.afterForgottenOffset() - skim.forgottenOffset() : EMPTY_ARRAY_BYTES;
+        return 4 + headerBytes + (skim.topicsOffset() - skim.bodyOffset()) + MAX_ARRAY_LENGTH_BYTES
+                + forgotten + (skim.endOffset() - skim.afterForgottenOffset());
+    }
+
+    @Override
+    protected int partitionMetadataBytes(FetchRequestSkim skim, int i) {
+        return skim.partitionEnd(i) - skim.partitionOffset(i);
     }
 
     @Override
@@ -174,7 +185,7 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
             if (keepForgotten) {
                 out.copy(src, skim.forgottenOffset(), skim.afterForgottenOffset());
             } else {
-                WireWrite.writeArrayLength(out.meta(4), skim.flexible(), 0);
+                WireWrite.writeArrayLength(out.meta(EMPTY_ARRAY_BYTES), skim.flexible(), 0);
             }
         }
         out.copy(src, skim.afterForgottenOffset(), skim.endOffset()); // rack_id, tagged fields

@@ -93,9 +93,14 @@ public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestS
     }
 
     @Override
-    protected int metadataBytesHint(ProduceRequestSkim skim, int headerBytes) {
-        long metadata = 4L + headerBytes + (skim.endOffset() - skim.bodyOffset()) - skim.recordsBytes();
-        return (int) Math.min(Integer.MAX_VALUE, metadata);
+    protected int metadataBytesOutsideTopics(ProduceRequestSkim skim, int headerBytes) {
+        return 4 + headerBytes + (skim.topicsOffset() - skim.bodyOffset()) + MAX_ARRAY_LENGTH_BYTES
+                + (skim.endOffset() - skim.trailerOffset());
+    }
+
+    @Override
+    protected int partitionMetadataBytes(ProduceRequestSkim skim, int i) {
+        return skim.partitionEnd(i) - skim.partitionOffset(i) - Math.max(0, skim.recordsLength(i));
     }
 
     @Override

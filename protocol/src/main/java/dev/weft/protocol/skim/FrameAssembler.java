@@ -7,7 +7,8 @@ import io.netty.buffer.CompositeByteBuf;
 /**
  * Assembles an outgoing frame as a {@link CompositeByteBuf} of small, newly written metadata segments
  * and <em>retained slices</em> of record data that stays where it arrived: record bytes are never
- * copied.
+ * copied. A frame that turns out to be one chunk of metadata (a Fetch request, a Produce response) is
+ * that chunk itself: no composite, no slice, so nothing on the heap.
  *
  * <pre>
  *  frame = [size|header|topics...|partition meta] [records slice] [meta] [records slice] ... [meta]
@@ -41,14 +42,13 @@ public final class FrameAssembler {
      *     will need, size prefix included; a larger need only costs another chunk
      */
     public void begin(ByteBufAllocator alloc, int metadataBytesHint) {
-        if (frame != null) {
+        if (chunk != null || frame != null) {
             abort();
             throw new IllegalStateException("begin() while a frame was being built: finish() or abort() first");
         }
         this.alloc = alloc;
         // slack: callers reserve a little more than they write (a 5-byte varint that takes 1)
         this.metadataHint = (int) Math.max(MIN_CHUNK_BYTES, Math.min(Integer.MAX_VALUE - 64, metadataBytesHint + 16L));
-        this.frame = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
         this.chunk = alloc.directBuffer(metadataHint, metadataHint);
         this.segmentStart = 0;
         chunk.writeInt(0); // size prefix, set by finish()
@@ -91,7 +91,15 @@ public final class FrameAssembler {
             return;
         }
         flushSegment();
-        frame.addComponent(true, src.retainedSlice(offset, length));
+        composite().addComponent(true, src.retainedSlice(offset, length));
+    }
+
+    /** The composite, made when the frame first needs more than its first chunk. */
+    private CompositeByteBuf composite() {
+        if (frame == null) {
+            frame = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
+        }
+        return frame;
     }
 
     /**
@@ -100,10 +108,15 @@ public final class FrameAssembler {
      * @return the whole frame, size prefix included; the caller takes ownership (one reference)
      */
     public ByteBuf finish() {
-        flushSegment();
-        chunk.release();
+        ByteBuf done;
+        if (frame == null) {
+            done = chunk;
+        } else {
+            flushSegment();
+            chunk.release();
+            done = frame;
+        }
         chunk = null;
-        CompositeByteBuf done = frame;
         frame = null;
         done.setInt(0, done.readableBytes() - 4);
         return done;
@@ -124,7 +137,7 @@ public final class FrameAssembler {
     private void flushSegment() {
         int end = chunk.writerIndex();
         if (end > segmentStart) {
-            frame.addComponent(true, chunk.retainedSlice(segmentStart, end - segmentStart));
+            composite().addComponent(true, chunk.retainedSlice(segmentStart, end - segmentStart));
             segmentStart = end;
         }
     }

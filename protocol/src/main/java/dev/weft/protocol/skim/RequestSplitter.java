@@ -35,6 +35,9 @@ import java.util.BitSet;
  */
 public abstract class RequestSplitter<S extends RequestSkim> {
 
+    /** Bytes reserved for an array length: a 4-byte int32, or an unsigned varint of up to 5. */
+    protected static final int MAX_ARRAY_LENGTH_BYTES = 5;
+
     protected final FrameAssembler out = new FrameAssembler();
     /** The client id to write, or null to copy the client's. Kept by reference. */
     protected CharSequence clientId;
@@ -42,7 +45,7 @@ public abstract class RequestSplitter<S extends RequestSkim> {
     protected UpstreamTopicKeys topicKeys;
     /** The upstream partition indexes, or null to send every index as the client sent it. Kept by reference. */
     protected UpstreamPartitions partitions;
-    private int[] selectedPerTopic = new int[16];
+    private final RouteIndex index = new RouteIndex();
 
     // grouping by per-partition key: groups in creation order, partitions chained per group
     private int groupCount;
@@ -63,68 +66,49 @@ public abstract class RequestSplitter<S extends RequestSkim> {
 
     /**
      * Builds the request holding the partitions {@code i} with {@code bits.get(i)} (when {@code bits}
-     * is not null) or {@code routeOf[i] == route}.
+     * is not null) or {@code routeOf[i] == route}. The parts of one split, built one route after another,
+     * share one sort of {@code routeOf} ({@link RouteIndex}): each part then reads only its own partitions.
      *
      * @param skim the client's request (borrowed)
      * @return the whole frame, size prefix included; the caller takes ownership
      */
     protected final ByteBuf split(S skim, BitSet bits, int[] routeOf, int route, int correlationId,
                                   ByteBufAllocator alloc) {
+        int slot = bits != null ? index.select(skim, bits) : index.slot(skim, routeOf, route);
+        index.describe(slot, skim, this);
+        UpstreamTopicKeys keys = topicKeys;
+        if (keys != null && keys.keysPerPartition()) {
+            return splitByPartitionKey(skim, keys, correlationId, alloc);
+        }
         ByteBuf src = skim.buffer();
         TopicTable topics = skim.topics;
         boolean flexible = skim.flexible();
-        int topicCount = topics.count();
-        if (selectedPerTopic.length < topicCount) {
-            selectedPerTopic = Arrays.copyOf(selectedPerTopic, Math.max(topicCount, selectedPerTopic.length * 2));
-        }
-        UpstreamTopicKeys keys = topicKeys;
         boolean topicIds = skim.usesTopicIds();
-        if (keys != null && keys.keysPerPartition()) {
-            return splitByPartitionKey(skim, keys, bits, routeOf, route, correlationId, alloc);
-        }
-        int chosenTopics = 0;
+        int runs = index.runCount();
         long keyGrowth = 0;
-        for (int t = 0; t < topicCount; t++) {
-            int first = topics.firstPartition(t);
-            int n = 0;
-            for (int i = first; i < first + topics.partitionCount(t); i++) {
-                if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                    n++;
-                }
-            }
-            selectedPerTopic[t] = n;
-            if (n > 0) {
-                chosenTopics++;
-                byte[] key = keys == null ? null : keys.upstreamKey(t);
+        if (keys != null) {
+            for (int r = 0; r < runs; r++) {
+                int t = index.runTopic(r);
+                byte[] key = keys.upstreamKey(t);
                 if (key != null) {
-                    int growth = encodedKeySize(skim, t, key, topicIds, flexible) - (topics.keyEnd(t) - topics.entryOffset(t));
-                    keyGrowth += Math.max(0, growth);
+                    keyGrowth += Math.max(0, encodedKeySize(skim, t, key, topicIds, flexible) - (topics.keyEnd(t) - topics.entryOffset(t)));
                 }
             }
         }
         RequestHeaderView header = skim.header();
-        long hint = metadataBytesHint(skim, RequestHeaderCopy.size(header, clientId)) + keyGrowth;
+        long hint = metadataBytesOutsideTopics(skim, RequestHeaderCopy.size(header, clientId))
+                + index.partitionBytes() + index.runBytes() + keyGrowth;
         out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, hint));
         try {
             RequestHeaderCopy.write(out, header, correlationId, clientId);
             writeBeforeTopics(skim);
-            WireWrite.writeArrayLength(out.meta(5), flexible, chosenTopics);
-            for (int t = 0; t < topicCount; t++) {
-                if (selectedPerTopic[t] == 0) {
-                    continue;
-                }
-                byte[] key = keys == null ? null : keys.upstreamKey(t);
-                if (key == null) {
-                    out.copy(src, topics.entryOffset(t), topics.keyEnd(t));  // the client's key, as encoded
-                } else {
-                    writeKey(key, topicIds, flexible);
-                }
-                WireWrite.writeArrayLength(out.meta(5), flexible, selectedPerTopic[t]);
-                int first = topics.firstPartition(t);
-                for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    if (bits != null ? bits.get(i) : routeOf[i] == route) {
-                        writePartition(skim, i);
-                    }
+            WireWrite.writeArrayLength(out.meta(MAX_ARRAY_LENGTH_BYTES), flexible, runs);
+            for (int r = 0; r < runs; r++) {
+                int t = index.runTopic(r);
+                int end = index.runStart(r + 1);
+                writeTopicHead(skim, t, keys == null ? null : keys.upstreamKey(t), end - index.runStart(r));
+                for (int m = index.runStart(r); m < end; m++) {
+                    writePartition(skim, index.member(m));
                 }
                 out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
             }
@@ -137,26 +121,22 @@ public abstract class RequestSplitter<S extends RequestSkim> {
     }
 
     /**
-     * {@link #split} when keys are per partition: the chosen partitions grouped by the key sent for each,
+     * {@link #split} when keys are per partition: the slot's partitions grouped by the key sent for each,
      * one topic entry per group.
      */
-    private ByteBuf splitByPartitionKey(S skim, UpstreamTopicKeys keys, BitSet bits, int[] routeOf, int route,
-                                        int correlationId, ByteBufAllocator alloc) {
+    private ByteBuf splitByPartitionKey(S skim, UpstreamTopicKeys keys, int correlationId, ByteBufAllocator alloc) {
         ByteBuf src = skim.buffer();
         TopicTable topics = skim.topics;
         boolean flexible = skim.flexible();
         boolean topicIds = skim.usesTopicIds();
         startGroups(skim.partitionCount());
-        long keyGrowth = 0;
+        long topicEntryBytes = 0;
         try {
-            for (int t = 0; t < topics.count(); t++) {
-                int first = topics.firstPartition(t);
+            for (int r = 0; r < index.runCount(); r++) {
+                int t = index.runTopic(r);
                 int last = -1;
-                boolean topicBudgetUsed = false;
-                for (int i = first; i < first + topics.partitionCount(t); i++) {
-                    if (!(bits != null ? bits.get(i) : routeOf[i] == route)) {
-                        continue;
-                    }
+                for (int m = index.runStart(r); m < index.runStart(r + 1); m++) {
+                    int i = index.member(m);
                     byte[] key = keys.upstreamKey(t, i);
                     int g;
                     if (last >= 0 && groupKey[last] == key && (key != null || groupTopic[last] == t)) {
@@ -165,15 +145,9 @@ public abstract class RequestSplitter<S extends RequestSkim> {
                         int before = groupCount;
                         g = group(src, topics, t, key);
                         if (g == before) {
-                            // a new topic entry: the client's topic entry bytes are in the hint once per topic
-                            int size = key == null ? topics.keyEnd(t) - topics.entryOffset(t)
+                            int keyBytes = key == null ? topics.keyEnd(t) - topics.entryOffset(t)
                                     : encodedKeySize(skim, t, key, topicIds, flexible);
-                            if (topicBudgetUsed) {
-                                keyGrowth += size + 5L + topics.endOffset(t) - topics.taggedOffset(t);
-                            } else {
-                                keyGrowth += Math.max(0, size - (topics.keyEnd(t) - topics.entryOffset(t)));
-                                topicBudgetUsed = true;
-                            }
+                            topicEntryBytes += keyBytes + MAX_ARRAY_LENGTH_BYTES + topics.endOffset(t) - topics.taggedOffset(t);
                         }
                     }
                     nextInGroup[i] = -1;
@@ -187,21 +161,16 @@ public abstract class RequestSplitter<S extends RequestSkim> {
                 }
             }
             RequestHeaderView header = skim.header();
-            long hint = metadataBytesHint(skim, RequestHeaderCopy.size(header, clientId)) + keyGrowth;
+            long hint = metadataBytesOutsideTopics(skim, RequestHeaderCopy.size(header, clientId))
+                    + index.partitionBytes() + topicEntryBytes;
             out.begin(alloc, (int) Math.min(Integer.MAX_VALUE, hint));
             try {
                 RequestHeaderCopy.write(out, header, correlationId, clientId);
                 writeBeforeTopics(skim);
-                WireWrite.writeArrayLength(out.meta(5), flexible, groupCount);
+                WireWrite.writeArrayLength(out.meta(MAX_ARRAY_LENGTH_BYTES), flexible, groupCount);
                 for (int g = 0; g < groupCount; g++) {
                     int t = groupTopic[g];
-                    byte[] key = groupKey[g];
-                    if (key == null) {
-                        out.copy(src, topics.entryOffset(t), topics.keyEnd(t));  // the client's key, as encoded
-                    } else {
-                        writeKey(key, topicIds, flexible);
-                    }
-                    WireWrite.writeArrayLength(out.meta(5), flexible, groupSize[g]);
+                    writeTopicHead(skim, t, groupKey[g], groupSize[g]);
                     for (int i = groupHead[g]; i >= 0; i = nextInGroup[i]) {
                         writePartition(skim, i);
                     }
@@ -318,19 +287,38 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         return WireWrite.sizeOfStringLength(flexible, key.length) + key.length;
     }
 
-    /** Writes a replacement topic key: 16 id bytes, or a (compact) string length and the name bytes. */
-    private void writeKey(byte[] key, boolean topicIds, boolean flexible) {
-        if (topicIds) {
-            out.meta(TopicTable.TOPIC_ID_BYTES).writeBytes(key);
+    /**
+     * Writes a topic entry's key — the client's as encoded (null {@code key}), else 16 id bytes or a
+     * (compact) string length and the name bytes — and its partition count, into one reserved range: a
+     * split writes a topic entry per part that holds the topic, so an N-way split writes up to N times
+     * as many, and each reservation costs.
+     */
+    private void writeTopicHead(S skim, int t, byte[] key, int partitionCount) {
+        TopicTable topics = skim.topics;
+        boolean flexible = skim.flexible();
+        int keyBytes = key == null ? topics.keyEnd(t) - topics.entryOffset(t)
+                : encodedKeySize(skim, t, key, skim.usesTopicIds(), flexible);
+        ByteBuf meta = out.meta(keyBytes + MAX_ARRAY_LENGTH_BYTES);
+        if (key == null) {
+            meta.writeBytes(skim.buffer(), topics.entryOffset(t), keyBytes);
         } else {
-            ByteBuf meta = out.meta(WireWrite.sizeOfStringLength(flexible, key.length) + key.length);
-            WireWrite.writeStringLength(meta, flexible, key.length);
+            if (!skim.usesTopicIds()) {
+                WireWrite.writeStringLength(meta, flexible, key.length);
+            }
             meta.writeBytes(key);
         }
+        WireWrite.writeArrayLength(meta, flexible, partitionCount);
     }
 
-    /** Estimate of the metadata bytes of the frame, size prefix included (see {@link FrameAssembler#begin}). */
-    protected abstract int metadataBytesHint(S skim, int headerBytes);
+    /**
+     * An upper bound of the frame's metadata bytes outside the topics array's entries (size prefix, header
+     * of {@code headerBytes}, the fields around the topics, the topics count): with the chosen entries'
+     * bytes, the part's metadata chunk size (see {@link FrameAssembler#begin}).
+     */
+    protected abstract int metadataBytesOutsideTopics(S skim, int headerBytes);
+
+    /** Bytes partition {@code i}'s entry adds to the frame's metadata: all of it but its records. */
+    protected abstract int partitionMetadataBytes(S skim, int i);
 
     /** Writes the body fields before the topics array. */
     protected abstract void writeBeforeTopics(S skim);
