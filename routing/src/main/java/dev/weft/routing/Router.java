@@ -65,6 +65,15 @@ public interface Router {
     }
 
     /**
+     * Whether the client's own requests can reach {@code route} (false: the route only receives what the
+     * proxy sends on its own, such as a branch's copies). The proxy keeps fleet-wide producer-id state
+     * only when client-facing routes span several clusters.
+     */
+    default boolean clientFacing(int route) {
+        return true;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

@@ -1,6 +1,6 @@
 package dev.weft.proxy.admin;
 
-import dev.weft.proxy.session.UpstreamRequestCounters;
+import dev.weft.proxy.upstream.UpstreamRequestCounters;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;

@@ -84,9 +84,10 @@ final class RoutersReader {
         }
         List<RoutingProblem> found = new ArrayList<>(RoutingGraph.validate(routers, clusters, roots));
         if (found.isEmpty()) {
-            RouterRegistry registry = RouterRegistry.standard();
-            for (RouterSpec spec : routers.values()) {
-                registry.create(spec, found);
+            try {
+                RouterRegistry.standard().createAll(RoutingGraph.build(routers, clusters, roots)); // settings, nesting
+            } catch (dev.weft.routing.dag.InvalidRoutingException e) {
+                found.addAll(e.problems());
             }
         }
         for (RoutingProblem p : found) {

@@ -1,17 +1,19 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.skim.ResponseSkim;
+import dev.weft.routing.topology.TopologyHolder;
 import dev.weft.routing.api.RoutePlan;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The targets' answers to a split Produce or Fetch, skimmed for the merger: one reused skim per target
  * (grown to the most targets seen), and the array the merger takes, null where a target has no answer.
- * While skimming, leaders that moved are forgotten ({@link Session#forgetMovedLeaders}). One per session
+ * While skimming, leaders that moved are forgotten ({@link #forgetMovedLeaders}). One per session
  * and API; a merge runs to its end before the next, so the skims are never shared by two merges.
  *
  * @param <R> the response skim type
@@ -32,7 +34,7 @@ final class AnswerSkims<R extends ResponseSkim> {
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
-    private final Session session;
+    private final ExchangeHost host;
     private final Supplier<R> newSkim;
     private final IntFunction<R[]> newArray;
     private final Wrap<R> wrap;
@@ -40,8 +42,8 @@ final class AnswerSkims<R extends ResponseSkim> {
     private R[] skims;
     private R[] in;
 
-    AnswerSkims(Session session, Supplier<R> newSkim, IntFunction<R[]> newArray, Wrap<R> wrap, ErrorOf<R> errorOf) {
-        this.session = session;
+    AnswerSkims(ExchangeHost host, Supplier<R> newSkim, IntFunction<R[]> newArray, Wrap<R> wrap, ErrorOf<R> errorOf) {
+        this.host = host;
         this.newSkim = newSkim;
         this.newArray = newArray;
         this.wrap = wrap;
@@ -69,11 +71,33 @@ final class AnswerSkims<R extends ResponseSkim> {
             ByteBuf r = responses == null ? null : responses[t];
             R answer = r == null ? null : wrap.wrap(skims[t], r, r.readerIndex() + PREFIX, r.writerIndex(), version);
             in[t] = answer;
-            if (answer != null && session.runtime.collapsed() != null) { // only the collapsed topology plans by cached leaders
-                session.forgetMovedLeaders(plan.targetLeaf(t), answer, i -> errorOf.error(answer, i));
+            if (answer != null && host.plansByCachedLeaders()) {
+                forgetMovedLeaders(plan.targetLeaf(t), answer);
             }
         }
         return in;
+    }
+
+    /**
+     * A part's answer said some partitions' leader moved (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH):
+     * in the collapsed topology, which plans by the cached leaders, the cache forgets them, so they are
+     * answered retriably until the client's next Metadata (through the proxy) teaches the new leader.
+     * Error path only: topic names are read as Strings here.
+     */
+    private void forgetMovedLeaders(int leaf, R answer) {
+        for (int i = 0; i < answer.partitionCount(); i++) {
+            int error = errorOf.error(answer, i);
+            if (error == Errors.NOT_LEADER_OR_FOLLOWER.code() || error == Errors.FENCED_LEADER_EPOCH.code()) {
+                int t = answer.partitionTopic(i);
+                TopologyHolder topology = host.cluster(leaf).topology();
+                if (answer.usesTopicIds()) {
+                    var id = answer.topicId(t);
+                    topology.invalidate(id.getMostSignificantBits(), id.getLeastSignificantBits(), answer.partitionIndex(i));
+                } else {
+                    topology.invalidate(answer.topicName(t), answer.partitionIndex(i));
+                }
+            }
+        }
     }
 
     void clear() {

@@ -1,9 +1,10 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.ResponseHeaderView;
+import dev.weft.proxy.upstream.UpstreamLink;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Part;
 import io.netty.buffer.ByteBuf;
@@ -15,22 +16,26 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 
 /** One cold-path request to one broker and its decoded answer (kafka-clients' message classes). */
-final class ColdExchange {
+public final class ColdExchange {
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
     private ColdExchange() {
     }
 
-    /** Writes one part to a link and decodes its answer; NOT_COORDINATOR forgets a cached coordinator. */
-    static void send(Session session, UpstreamLink link, Part part, String clientId, Consumer<Answer> done,
+    /**
+     * Writes one part to a link and decodes its answer for {@code done}; an answer of NOT_COORDINATOR or
+     * COORDINATOR_NOT_AVAILABLE to a part sent to {@code coordinatedGroup}'s coordinator (null: none)
+     * forgets the cached coordinator. Does not flush the link.
+     */
+    public static void send(ExchangeHost host, UpstreamLink link, Part part, String clientId, Consumer<Answer> done,
             String coordinatedGroup) {
         RequestHeaderData h = new RequestHeaderData()
                 .setRequestApiKey(part.apiKey())
                 .setRequestApiVersion(part.version())
                 .setClientId(clientId)
                 .setCorrelationId(0);
-        ByteBuf out = ColdCodec.writeRequest(session.client.alloc(), h, part.body());
+        ByteBuf out = ColdCodec.writeRequest(host.alloc(), h, part.body());
         // counted per broker (weft_upstream_requests_total); weft_requests_total counts client requests
         link.send(out, new UpstreamLink.Exchange() {
             @Override
@@ -40,7 +45,7 @@ final class ColdExchange {
                     AbstractResponse parsed = parse(response, part);
                     if (coordinatedGroup != null && (parsed.errorCounts().containsKey(Errors.NOT_COORDINATOR)
                             || parsed.errorCounts().containsKey(Errors.COORDINATOR_NOT_AVAILABLE))) {
-                        session.cacheCoordinator(part.route(), coordinatedGroup, null);
+                        host.cacheCoordinator(part.route(), coordinatedGroup, null);
                     }
                     answer = Answer.of(parsed.data());
                 } catch (RuntimeException e) {
@@ -55,7 +60,7 @@ final class ColdExchange {
             @Override
             public void onFailure(Errors error, String reason, int tag) {
                 if (coordinatedGroup != null) {
-                    session.cacheCoordinator(part.route(), coordinatedGroup, null);
+                    host.cacheCoordinator(part.route(), coordinatedGroup, null);
                 }
                 done.accept(Answer.failed(error, reason));
             }

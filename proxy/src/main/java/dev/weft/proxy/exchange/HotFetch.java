@@ -1,10 +1,12 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.fetch.FetchRequestBuilder;
 import dev.weft.protocol.fetch.FetchRequestSkim;
 import dev.weft.protocol.fetch.FetchResponseMerger;
 import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.proxy.upstream.UpstreamLink;
+import dev.weft.proxy.upstream.UpstreamLinks;
 import dev.weft.routing.api.RoutePlan;
 import dev.weft.routing.api.RoutePlanPool;
 import dev.weft.protocol.wire.TrailingRequestBytes;
@@ -22,13 +24,14 @@ import org.apache.kafka.common.protocol.Errors;
  * That keeps renamed topics right in every request (an incremental request would name only changed
  * partitions, by names the broker does not know). Records travel as retained slices either way.
  */
-final class HotFetch {
+public final class HotFetch {
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
     private static final int NO_SESSION = 0;
     private static final int SESSIONLESS_EPOCH = -1;
 
-    private final Session session;
+    private final ExchangeHost host;
+    private final TargetEndpoints endpoints;
     private final RoutePlanPool plans;
     private final PlanSender parts;
     private final FetchRequestSkim skim = new FetchRequestSkim();
@@ -38,25 +41,26 @@ final class HotFetch {
     /** Reads how many record bytes a part's answer carries (never used across a merge). */
     private final FetchResponseSkim probe = new FetchResponseSkim();
 
-    HotFetch(Session session) {
-        this.session = session;
-        this.plans = new RoutePlanPool(session.topicNames);
-        this.answers = new AnswerSkims<>(session, FetchResponseSkim::new, FetchResponseSkim[]::new,
+    public HotFetch(ExchangeHost host) {
+        this.host = host;
+        this.endpoints = new TargetEndpoints(host);
+        this.plans = new RoutePlanPool(host.topicNames());
+        this.answers = new AnswerSkims<>(host, FetchResponseSkim::new, FetchResponseSkim[]::new,
                 FetchResponseSkim::wrap, FetchResponseSkim::errorCode);
-        this.parts = new PlanSender(session, plans, "Fetch", (plan, t) -> {
+        this.parts = new PlanSender(host, plans, "Fetch", (plan, t) -> {
             // A broker serves a connection's requests one at a time: a part queued behind one still out
             // (left by an early answer) must not long-poll too, or parts pile up behind each other.
-            UpstreamLink link = session.linkFor(plan.targetLeaf(t), plan.targetBroker(t));
-            builder.maxWaitMs(link.fetchParts > 0 ? 0 : skim.maxWaitMs());
-            ByteBuf part = builder.build(skim, plan.targetOf(), t, 0, session.client.alloc());
-            link.fetchParts++;
+            UpstreamLink link = PlanSender.linkFor(host.links(), plan.targetLeaf(t), plan.targetBroker(t));
+            builder.maxWaitMs(link.fetchPartsOut() > 0 ? 0 : skim.maxWaitMs());
+            ByteBuf part = builder.build(skim, plan.targetOf(), t, 0, host.alloc());
+            link.fetchPartSent();
             return part;
         });
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
     }
 
     /** Takes ownership of {@code frame}. */
-    void handle(ByteBuf frame, int slot, short version) {
+    public void handle(ByteBuf frame, int slot, short version) {
         try {
             skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
         } catch (RuntimeException e) {
@@ -67,20 +71,20 @@ final class HotFetch {
             TrailingRequestBytes.record(org.apache.kafka.common.protocol.ApiKeys.FETCH.id, skim.trailingBytes()); // ignored, as the broker ignores them
         }
         RoutePlan plan = plans.acquire().reset(skim);
-        session.runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
+        host.router().hotPlanner().plan(skim, host.hotContext(), plan);
         short refusal = plan.unknownTopics()
                 ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                 : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (plan.passThrough(skim.partitionCount()) && plan.keepsFetchSessions()) {
             plans.release(plan);
-            session.forwardHot(frame, slot, true);
+            host.forwardHot(frame, slot, true);
             return;
         }
         if (plan.routed() == 0) {
             ByteBuf answer = merge(plan, refusal, null);
             plans.release(plan);
             frame.release();
-            session.complete(slot, answer);
+            host.complete(slot, answer);
             return;
         }
         if (plan.passThrough(skim.partitionCount()) && skim.sessionId() == NO_SESSION && skim.forgottenTopicCount() == 0) {
@@ -88,7 +92,7 @@ final class HotFetch {
             // by a 4-byte patch (the broker then answers session id 0, and the client stays sessionless).
             skim.sessionEpochInPlace(SESSIONLESS_EPOCH);
             plans.release(plan);
-            session.forwardHot(frame, slot, true);
+            host.forwardHot(frame, slot, true);
             return;
         }
         SplitAnswer answer = new FetchMerge(slot, frame, plan, refusal, skim.minBytes());
@@ -113,13 +117,14 @@ final class HotFetch {
         FetchResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
             return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, missing, NO_SESSION,
-                    session.targetEndpoints.of(plan), session.client.alloc());
+                    endpoints.of(plan), host.alloc());
         } finally {
             answers.clear();
         }
     }
 
-    void release() {
+    /** The connection closed: its pooled plans go. */
+    public void release() {
         plans.clear();
     }
 
@@ -137,24 +142,25 @@ final class HotFetch {
         private long recordBytes;
 
         FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal, int minBytes) {
-            super(session, slot, request, plan, refusal);
+            super(host, slot, request, plan, refusal);
             this.minBytes = Math.max(1, minBytes);
             int n = plan.targetCount();
             this.links = new UpstreamLink[n];
             this.expectData = new boolean[n];
             this.done = new boolean[n];
+            UpstreamLinks all = host.links();
             for (int t = 0; t < n; t++) {
-                links[t] = session.linkFor(plan.targetLeaf(t), plan.targetBroker(t));
-                expectData[t] = links[t].lastFetchHadData;
+                links[t] = PlanSender.linkFor(all, plan.targetLeaf(t), plan.targetBroker(t));
+                expectData[t] = links[t].lastFetchHadData();
             }
         }
 
         @Override
         void partDone(int target, ByteBuf response) {
             UpstreamLink link = links[target];
-            link.fetchParts = Math.max(0, link.fetchParts - 1);
+            link.fetchPartDone();
             if (response != null) {
-                link.lastFetchHadData = recordBytesOf(response) > 0;
+                link.lastFetchHadData(recordBytesOf(response) > 0);
             }
             done[target] = true;
         }
@@ -175,7 +181,7 @@ final class HotFetch {
 
         @Override
         void discarded(ByteBuf response) {
-            session.runtime.upstreamRequests().fetchBytesDiscarded(recordBytesOf(response));
+            host.upstreamRequests().fetchBytesDiscarded(recordBytesOf(response));
         }
 
         private long recordBytesOf(ByteBuf response) {

@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.produce.ProduceRequestBuilder;
@@ -22,13 +22,15 @@ import org.apache.kafka.common.protocol.Errors;
  * rewritten in place for targets on another cluster than the producer-id home (8+2 bytes and the CRC
  * per batch). A transactional Produce touching another cluster than its transaction's home is refused
  * whole with TRANSACTION_ABORTABLE: nothing of it is written, the producer aborts. acks=0: no answer,
- * also when split.
+ * also when split. A plan with copies (BRANCH) sends them once the answer is merged ({@link BranchCopies}).
  */
-final class HotProduce {
+public final class HotProduce {
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
 
-    private final Session session;
+    private final ExchangeHost host;
+    private final TargetEndpoints endpoints;
+    private final BranchCopies copies;
     private final RoutePlanPool plans;
     private final PlanSender parts;
     private final ProduceRequestSkim skim = new ProduceRequestSkim();
@@ -40,17 +42,19 @@ final class HotProduce {
     private int lastPidRoute = -1;
     private long lastUpstreamPid = -1;
 
-    HotProduce(Session session) {
-        this.session = session;
-        this.plans = new RoutePlanPool(session.topicNames);
-        this.answers = new AnswerSkims<>(session, ProduceResponseSkim::new, ProduceResponseSkim[]::new,
+    public HotProduce(ExchangeHost host) {
+        this.host = host;
+        this.endpoints = new TargetEndpoints(host);
+        this.copies = new BranchCopies(host);
+        this.plans = new RoutePlanPool(host.topicNames());
+        this.answers = new AnswerSkims<>(host, ProduceResponseSkim::new, ProduceResponseSkim[]::new,
                 ProduceResponseSkim::wrap, ProduceResponseSkim::errorCode);
-        this.parts = new PlanSender(session, plans, "Produce",
-                (plan, t) -> builder.build(skim, plan.targetOf(), t, 0, session.client.alloc()));
+        this.parts = new PlanSender(host, plans, "Produce",
+                (plan, t) -> builder.build(skim, plan.targetOf(), t, 0, host.alloc()));
     }
 
     /** Takes ownership of {@code frame}. Returns false when the request waits for a producer-id claim. */
-    boolean handle(ByteBuf frame, int slot, short version) {
+    public boolean handle(ByteBuf frame, int slot, short version) {
         try {
             skim.wrap(frame, frame.readerIndex() + PREFIX, frame.writerIndex());
         } catch (RuntimeException e) {
@@ -60,18 +64,17 @@ final class HotProduce {
         if (skim.trailingBytes() > 0) {
             TrailingRequestBytes.record(org.apache.kafka.common.protocol.ApiKeys.PRODUCE.id, skim.trailingBytes()); // ignored, as the broker ignores them
         }
-        VirtualClusterRuntime runtime = session.runtime;
         RoutePlan plan = plans.acquire().reset(skim);
-        runtime.router().hotPlanner().plan(skim, session.hotContext, plan);
+        host.router().hotPlanner().plan(skim, host.hotContext(), plan);
         boolean expectsResponse = skim.acks() != 0;
         short refusal = plan.unknownTopics() ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (skim.transactionalIdLength() >= 0) {
             String txn = skim.transactionalId();
-            int home = runtime.router().transactions().homeRoute(txn);
+            int home = host.router().transactions().homeRoute(txn);
             int elsewhere = targetOffHome(plan, home);
             if (plan.foreignTopics() || elsewhere >= 0) {
-                session.logRefusal("transaction '" + txn + "' is confined to cluster '" + runtime.routeName(home)
-                        + "' (its home) but produces to " + (elsewhere >= 0 ? "cluster '" + runtime.routeName(elsewhere) + "'"
+                host.logRefusal("transaction '" + txn + "' is confined to cluster '" + host.routeName(home)
+                        + "' (its home) but produces to " + (elsewhere >= 0 ? "cluster '" + host.routeName(elsewhere) + "'"
                         : "a topic on another cluster")
                         + "; every partition of the request is refused with TRANSACTION_ABORTABLE and nothing is written");
                 plan.refuseAll(skim.partitionCount());
@@ -81,16 +84,19 @@ final class HotProduce {
             plans.release(plan);
             return false;
         }
+        if (plan.copyCount() > 0 || plan.unplacedCopies() > 0) {
+            copies.planned(plan, !expectsResponse);
+        }
         if (plan.routed() == 0) {
             ByteBuf answer = expectsResponse ? merge(plan, refusal, null) : null;
             plans.release(plan);
             frame.release();
-            session.complete(slot, answer);
+            host.complete(slot, answer);
             return true;
         }
         if (plan.passThrough(skim.partitionCount())) {
             plans.release(plan);
-            session.forwardHot(frame, slot, expectsResponse);
+            host.forwardHot(frame, slot, expectsResponse);
             return true;
         }
         SplitAnswer answer = expectsResponse ? new ProduceMerge(slot, frame, plan, refusal) : null;
@@ -101,7 +107,7 @@ final class HotProduce {
         if (!expectsResponse) {
             plans.release(plan);
             frame.release();
-            session.complete(slot, null);
+            host.complete(slot, null);
         }
         return true;
     }
@@ -143,9 +149,9 @@ final class HotProduce {
                 continue;
             }
             long upstreamPid = virtualPid == lastVirtualPid && route == lastPidRoute ? lastUpstreamPid
-                    : session.runtime.producerIds().cached(virtualPid, route);
+                    : host.cachedProducerId(virtualPid, route);
             if (upstreamPid < 0) {
-                session.parkForProducerId(frame, slot, version, virtualPid, route);
+                host.parkForProducerId(frame, slot, version, virtualPid, route);
                 return false;
             }
             lastVirtualPid = virtualPid; // a connection carries one producer's batches: skip the shared map next time
@@ -165,25 +171,30 @@ final class HotProduce {
     private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
         ProduceResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
-            return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, session.targetEndpoints.of(plan), session.client.alloc());
+            return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, endpoints.of(plan), host.alloc());
         } finally {
             answers.clear();
         }
     }
 
-    void release() {
+    /** The connection closed: its pooled plans go. */
+    public void release() {
         plans.clear();
     }
 
     private final class ProduceMerge extends SplitAnswer {
         ProduceMerge(int slot, ByteBuf request, RoutePlan plan, short refusal) {
-            super(session, slot, request, plan, refusal);
+            super(host, slot, request, plan, refusal);
         }
 
         @Override
         ByteBuf merge(ByteBuf request, ByteBuf[] responses) {
             skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
-            return HotProduce.this.merge(plan, refusal, responses);
+            ByteBuf out = HotProduce.this.merge(plan, refusal, responses);
+            if (plan.copyCount() > 0) {
+                copies.send(plan, skim, out); // BRANCH: what the primary acknowledged, on the side
+            }
+            return out;
         }
 
         @Override

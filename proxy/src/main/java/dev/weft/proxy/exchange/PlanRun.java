@@ -1,9 +1,10 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.ResponseHeaderView;
+import dev.weft.proxy.upstream.UpstreamLink;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.ColdPlanner;
 import dev.weft.routing.plan.Destination;
@@ -26,7 +27,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * the session's links, collects their answers, continues, and finally answers the slot. Runs on the
  * session's event loop; holds the client's frame until the end (a {@link Step.Forward} sends it).
  */
-final class PlanRun {
+public final class PlanRun {
 
     /** FindCoordinator v3: the last single-key version, enough to find one group's coordinator. */
     private static final short FIND_COORDINATOR_VERSION = 3;
@@ -42,15 +43,16 @@ final class PlanRun {
     private static final byte GROUP = 0;
     private static final byte TRANSACTION = 1;
 
-    private final Session session;
+    private final ExchangeHost host;
     private final int slot;
     private ByteBuf frame;
     private final RequestHeaderData header;
     private final short version;
     private final int correlationId;
 
-    PlanRun(Session session, int slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
-        this.session = session;
+    /** Takes ownership of {@code frame}, the client's request, held until the plan ends. */
+    public PlanRun(ExchangeHost host, int slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
+        this.host = host;
         this.slot = slot;
         this.frame = frame;
         this.header = header;
@@ -58,17 +60,18 @@ final class PlanRun {
         this.correlationId = correlationId;
     }
 
-    void start(ColdPlanner planner, ApiMessage body) {
+    /** Plans the request with {@code planner} (null: the virtual cluster cannot answer it: refused) and carries the plan out. */
+    public void start(ColdPlanner planner, ApiMessage body) {
         if (planner == null) {
             String why = ApiKeyTable.name(header.requestApiKey()) + " is not available through a virtual cluster woven"
-                    + " from several clusters ('" + session.runtime.name() + "'): it cannot be answered correctly across clusters";
-            session.logRefusal(why);
+                    + " from several clusters ('" + host.virtualClusterName() + "'): it cannot be answered correctly across clusters";
+            host.logRefusal(why);
             Step refusal;
             try {
                 refusal = Step.respond(Refusals.errorResponse(body, version, Errors.UNSUPPORTED_VERSION, why));
             } catch (RuntimeException e) {
                 releaseFrame();
-                session.failed("cannot refuse " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
+                host.failed("cannot refuse " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
                 return;
             }
             advance(refusal);
@@ -76,17 +79,17 @@ final class PlanRun {
         }
         Step first;
         try {
-            first = planner.plan(body, version, session.planContext);
+            first = planner.plan(body, version, host.planContext());
         } catch (RuntimeException e) {
             releaseFrame();
-            session.failed("cannot plan " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
+            host.failed("cannot plan " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
             return;
         }
         advance(first);
     }
 
     private void advance(Step step) {
-        if (session.isClosed()) {
+        if (host.isClosed()) {
             releaseFrame();
             return;
         }
@@ -97,7 +100,7 @@ final class PlanRun {
                     if (changesTopics(header.requestApiKey())) {
                         // The client uses a topic it just created (or expects a deleted one gone) at once:
                         // answer after the catalog has been read again.
-                        session.runtime.catalogs().refresh().whenComplete((c, e) -> session.client.eventLoop().execute(() -> respond(r)));
+                        host.refreshCatalog().whenComplete((c, e) -> host.eventLoop().execute(() -> respond(r)));
                     } else {
                         respond(r);
                     }
@@ -107,16 +110,16 @@ final class PlanRun {
             }
         } catch (RuntimeException e) {
             releaseFrame();
-            session.failed("cannot answer " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
+            host.failed("cannot answer " + ApiKeyTable.name(header.requestApiKey()) + " v" + version, e);
         }
     }
 
     private void respond(Step.Respond r) {
-        if (session.isClosed()) {
+        if (host.isClosed()) {
             return;
         }
-        session.complete(slot, ColdCodec.writeResponse(session.client.alloc(), correlationId, version, r.body()));
-        session.flushClient();
+        host.complete(slot, ColdCodec.writeResponse(host.alloc(), correlationId, version, r.body()));
+        host.flushClient();
     }
 
     private static boolean changesTopics(short apiKey) {
@@ -124,7 +127,7 @@ final class PlanRun {
     }
 
     private void forward() {
-        UpstreamLink own = session.links.own();
+        UpstreamLink own = host.links().own();
         if (own == null) {
             throw new IllegalStateException("plan forwards to the connection's own broker, but it is a bootstrap connection");
         }
@@ -134,12 +137,12 @@ final class PlanRun {
             @Override
             public void onResponse(ByteBuf response, int tag) {
                 ResponseHeaderView.correlationId(response, response.readerIndex() + PREFIX, correlationId);
-                session.complete(slot, response);
+                host.complete(slot, response);
             }
 
             @Override
             public void onFailure(Errors error, String reason, int tag) {
-                session.complete(slot, null); // the own link is gone: the session is closing
+                host.complete(slot, null); // the own link is gone: the session is closing
             }
         });
         own.flush();
@@ -163,7 +166,7 @@ final class PlanRun {
                         next = s.then().apply(Arrays.asList(answers));
                     } catch (RuntimeException e) {
                         releaseFrame();
-                        session.failed("cannot merge the answers to " + ApiKeyTable.name(header.requestApiKey())
+                        host.failed("cannot merge the answers to " + ApiKeyTable.name(header.requestApiKey())
                                 + " v" + version, e);
                         return;
                     }
@@ -171,20 +174,20 @@ final class PlanRun {
                 }
             });
         }
-        session.links.flushAll();
+        host.links().flushAll();
     }
 
     private void sendPart(Part part, Consumer<Answer> done) {
         switch (part.to()) {
             case Destination.OwnBroker o -> {
-                if (part.route() != session.ownRoute || session.links.own() == null) {
+                if (part.route() != host.ownRoute() || host.links().own() == null) {
                     throw new IllegalStateException("part for the own broker of route " + part.route()
-                            + " on a connection bound to route " + session.ownRoute);
+                            + " on a connection bound to route " + host.ownRoute());
                 }
-                exchange(session.links.own(), part, done, null);
+                exchange(host.links().own(), part, done, null);
             }
-            case Destination.AnyBroker a -> exchange(session.links.any(part.route()), part, done, null);
-            case Destination.Broker b -> exchange(session.links.broker(part.route(), b.nodeId()), part, done, null);
+            case Destination.AnyBroker a -> exchange(host.links().any(part.route()), part, done, null);
+            case Destination.Broker b -> exchange(host.links().broker(part.route(), b.nodeId()), part, done, null);
             case Destination.GroupCoordinator g ->
                     toCoordinator(part, g.groupId(), GROUP, done, System.nanoTime() + COORDINATOR_PATIENCE_NANOS);
             case Destination.TransactionCoordinator t ->
@@ -203,11 +206,11 @@ final class PlanRun {
     private void toCoordinator(Part part, String key, byte keyType, Consumer<Answer> done, long deadlineNanos) {
         String group = cacheKey(key, keyType);
         Consumer<Answer> retrying = answer -> {
-            if (!answer.failed() && System.nanoTime() < deadlineNanos && !session.isClosed()
+            if (!answer.failed() && System.nanoTime() < deadlineNanos && !host.isClosed()
                     && coordinatorTurnedAway(part, answer)) {
-                session.cacheCoordinator(part.route(), group, null);
-                session.client.eventLoop().schedule(() -> {
-                    if (session.isClosed()) {
+                host.cacheCoordinator(part.route(), group, null);
+                host.eventLoop().schedule(() -> {
+                    if (host.isClosed()) {
                         done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
                     } else {
                         toCoordinator(part, key, keyType, done, deadlineNanos);
@@ -217,9 +220,9 @@ final class PlanRun {
             }
             done.accept(answer);
         };
-        Integer known = session.cachedCoordinator(part.route(), group);
+        Integer known = host.cachedCoordinator(part.route(), group);
         if (known != null) {
-            UpstreamLink link = session.links.broker(part.route(), known);
+            UpstreamLink link = host.links().broker(part.route(), known);
             exchange(link, part, retrying, group);
             link.flush(); // a retry runs on its own, outside the flush of the plan's step
         } else {
@@ -238,6 +241,11 @@ final class PlanRun {
                 || errors.containsKey(Errors.COORDINATOR_LOAD_IN_PROGRESS);
     }
 
+    /** The session's coordinator cache key of a group or transactional id (they are separate namespaces). */
+    private static String cacheKey(String key, byte keyType) {
+        return keyType == GROUP ? key : "transaction " + key;
+    }
+
     /**
      * Finds the group's coordinator on the part's route and sends the part there. The client already
      * found the group's coordinator on its home cluster, but another route may have none yet: a cluster
@@ -246,16 +254,11 @@ final class PlanRun {
      * would: passed on, it reached clients as an OffsetFetch/OffsetCommit error, and librdkafka does not
      * retry a failed OffsetFetch of its assignment (its partitions were never consumed).
      */
-    /** The session's coordinator cache key of a group or transactional id (they are separate namespaces). */
-    private static String cacheKey(String key, byte keyType) {
-        return keyType == GROUP ? key : "transaction " + key;
-    }
-
     private void findCoordinator(Part part, String key, byte keyType, Consumer<Answer> done, long deadlineNanos) {
         String group = cacheKey(key, keyType);
         FindCoordinatorRequestData find = new FindCoordinatorRequestData().setKey(key).setKeyType(keyType);
         Part lookup = new Part(part.route(), Destination.ANY, FIND_COORDINATOR_VERSION, find);
-        UpstreamLink any = session.links.any(part.route());
+        UpstreamLink any = host.links().any(part.route());
         exchange(any, lookup, answer -> {
             if (answer.failed()) {
                 done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, answer.reason()));
@@ -264,9 +267,9 @@ final class PlanRun {
             FindCoordinatorResponseData found = (FindCoordinatorResponseData) answer.body();
             Errors error = Errors.forCode(found.errorCode());
             if ((error == Errors.COORDINATOR_NOT_AVAILABLE || error == Errors.COORDINATOR_LOAD_IN_PROGRESS)
-                    && System.nanoTime() < deadlineNanos && !session.isClosed()) {
-                session.client.eventLoop().schedule(() -> {
-                    if (session.isClosed()) {
+                    && System.nanoTime() < deadlineNanos && !host.isClosed()) {
+                host.eventLoop().schedule(() -> {
+                    if (host.isClosed()) {
                         done.accept(Answer.failed(Errors.COORDINATOR_NOT_AVAILABLE, "the client connection closed"));
                     } else {
                         findCoordinator(part, key, keyType, done, deadlineNanos);
@@ -277,12 +280,12 @@ final class PlanRun {
             if (found.errorCode() != 0 || found.nodeId() < 0) {
                 Errors e = Errors.forCode(found.errorCode());
                 done.accept(Answer.failed(e == Errors.NONE ? Errors.COORDINATOR_NOT_AVAILABLE : e,
-                        "cluster '" + session.runtime.routeName(part.route()) + "' has no coordinator for group '"
+                        "cluster '" + host.routeName(part.route()) + "' has no coordinator for group '"
                                 + group + "': " + e.name()));
                 return;
             }
-            session.cacheCoordinator(part.route(), group, found.nodeId());
-            UpstreamLink link = session.links.broker(part.route(), found.nodeId());
+            host.cacheCoordinator(part.route(), group, found.nodeId());
+            UpstreamLink link = host.links().broker(part.route(), found.nodeId());
             exchange(link, part, done, group);
             link.flush();
         }, null);
@@ -290,7 +293,7 @@ final class PlanRun {
     }
 
     private void exchange(UpstreamLink link, Part part, Consumer<Answer> done, String coordinatedGroup) {
-        ColdExchange.send(session, link, part, header.clientId(), done, coordinatedGroup);
+        ColdExchange.send(host, link, part, header.clientId(), done, coordinatedGroup);
     }
 
     private void releaseFrame() {

@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
@@ -7,15 +7,16 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Whether a Produce frame forwarded unread expects an answer: every request does, except Produce with
- * acks=0. One per session (event loop only): reads two fields, allocates nothing.
+ * acks=0. One per session (event loop only): reads two fields, allocates nothing. Public for the
+ * session's forward path, which sends such frames unread.
  */
-final class ProduceAcks {
+public final class ProduceAcks {
 
     private final RequestHeaderView header = new RequestHeaderView();
     private final WireCursor cursor = new WireCursor();
 
     /** Reads the transactional id and acks of a Produce request frame (borrowed; size prefix kept). */
-    boolean expectsResponse(ByteBuf frame, short version) {
+    public boolean expectsResponse(ByteBuf frame, short version) {
         RequestHeaderView h = header.wrap(frame, frame.readerIndex() + KafkaFrameDecoder.SIZE_PREFIX_BYTES);
         cursor.wrap(frame, h.bodyOffset(), frame.writerIndex());
         if (version >= 9) {

@@ -1,6 +1,7 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.ApiKeyTable;
+import dev.weft.proxy.upstream.UpstreamLink;
 import dev.weft.routing.api.RoutePlan;
 import io.netty.buffer.ByteBuf;
 import org.apache.kafka.common.protocol.Errors;
@@ -24,7 +25,7 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
     /** How long an answer that is already enough waits for parts still out (see {@link #enough}). */
     static final long EARLY_ANSWER_GRACE_MICROS = 2_000;
 
-    private final Session session;
+    private final ExchangeHost host;
     private final int slot;
     private final ByteBuf request;
     final RoutePlan plan;
@@ -36,8 +37,8 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
     private boolean finished;
     private boolean finishQueued;
 
-    SplitAnswer(Session session, int slot, ByteBuf request, RoutePlan plan, short refusal) {
-        this.session = session;
+    SplitAnswer(ExchangeHost host, int slot, ByteBuf request, RoutePlan plan, short refusal) {
+        this.host = host;
         this.slot = slot;
         this.request = request;
         this.plan = plan;
@@ -102,10 +103,10 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
             // Not at once: parts that answer within a moment (no long poll: they had data too) still
             // make it in, instead of being fetched again; a part that long-polls waits no more than this.
             finishQueued = true;
-            session.client.eventLoop().schedule(() -> {
+            host.eventLoop().schedule(() -> {
                 if (!finished) {
                     finish();
-                    session.flushClient(); // outside a link's read: nothing else flushes this answer
+                    host.flushClient(); // outside a link's read: nothing else flushes this answer
                 }
             }, EARLY_ANSWER_GRACE_MICROS, java.util.concurrent.TimeUnit.MICROSECONDS);
         }
@@ -122,7 +123,7 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
             finish();
             // A failure comes from a link closing or not connecting, not from a read of it: nothing else
             // flushes this answer (the client would wait for its request timeout).
-            session.flushClient();
+            host.flushClient();
         }
     }
 
@@ -130,11 +131,11 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
         finished = true;
         ByteBuf out = null;
         try {
-            if (!session.isClosed()) {
+            if (!host.isClosed()) {
                 out = merge(request, responses);
             }
         } catch (RuntimeException e) {
-            session.failed("cannot merge a " + ApiKeyTable.name(session.slotApiKey(slot)) + " response", e);
+            host.failed("cannot merge a " + ApiKeyTable.name(host.slotApiKey(slot)) + " response", e);
         } finally {
             for (int i = 0; i < responses.length; i++) {
                 if (responses[i] != null) {
@@ -146,8 +147,8 @@ abstract class SplitAnswer implements UpstreamLink.Exchange {
             releasePlan(plan);
         }
         if (anyFailed) {
-            session.metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, session.slotApiKey(slot));
+            host.countUpstreamFailure(host.slotApiKey(slot));
         }
-        session.complete(slot, out);
+        host.complete(slot, out);
     }
 }

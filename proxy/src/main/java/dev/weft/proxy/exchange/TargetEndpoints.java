@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.exchange;
 
 import dev.weft.protocol.skim.NodeEndpoint;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
@@ -7,15 +7,15 @@ import dev.weft.routing.api.RoutePlan;
 /**
  * Node ids and endpoints in a merged Produce/Fetch answer: the mergers name each upstream answer by its
  * target in the plan; this maps a target to its leaf's virtual node ids and the gateway's addresses.
- * One per session, pointed at the plan being merged (event loop only).
+ * One per session and API, pointed at the plan being merged (event loop only).
  */
 final class TargetEndpoints implements NodeEndpointRewriter {
 
-    private final Session session;
+    private final ExchangeHost host;
     private RoutePlan plan;
 
-    TargetEndpoints(Session session) {
-        this.session = session;
+    TargetEndpoints(ExchangeHost host) {
+        this.host = host;
     }
 
     TargetEndpoints of(RoutePlan plan) {
@@ -24,8 +24,8 @@ final class TargetEndpoints implements NodeEndpointRewriter {
     }
 
     private NodeEndpointRewriter leaf(int target) {
-        int route = target >= 0 && plan.targetCount() > 0 ? plan.targetLeaf(target) : Math.max(0, session.ownRoute);
-        return session.runtime.endpoints(session.addresses, route);
+        int route = target >= 0 && plan.targetCount() > 0 ? plan.targetLeaf(target) : Math.max(0, host.ownRoute());
+        return host.endpoints(route);
     }
 
     @Override

@@ -198,6 +198,8 @@ public final class WeftProxy implements AutoCloseable {
         }));
         registry.register(new dev.weft.proxy.admin.UpstreamRequestsCollector(
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::upstreamRequests).toList()));
+        registry.register(new dev.weft.proxy.admin.BranchCopiesCollector(
+                () -> virtualClusters.values().stream().map(VirtualClusterRuntime::branchCounters).toList()));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }
 

@@ -3,6 +3,8 @@ package dev.weft.proxy.session;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.versions.ApiVersionsIntersection;
+import dev.weft.proxy.exchange.ColdExchange;
+import dev.weft.proxy.upstream.UpstreamLink;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Destination;
 import dev.weft.routing.plan.Part;

@@ -6,22 +6,32 @@ import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.protocol.wire.MalformedFrameException;
+import dev.weft.protocol.skim.NodeEndpointRewriter;
+import dev.weft.proxy.exchange.ColdExchange;
+import dev.weft.proxy.exchange.ExchangeHost;
+import dev.weft.proxy.exchange.HotFetch;
+import dev.weft.proxy.exchange.HotProduce;
+import dev.weft.proxy.exchange.PlanRun;
+import dev.weft.proxy.exchange.ProduceAcks;
 import dev.weft.proxy.gateway.BrokerAddressBook;
-
-
-
-
+import dev.weft.proxy.upstream.UpstreamCluster;
+import dev.weft.proxy.upstream.UpstreamLink;
+import dev.weft.proxy.upstream.UpstreamLinks;
+import dev.weft.proxy.upstream.UpstreamRequestCounters;
+import dev.weft.routing.Router;
 import dev.weft.routing.plan.ColdPlanner;
+import dev.weft.routing.plan.PlanContext;
 import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.api.HotCatalog;
 import dev.weft.routing.api.HotContext;
-import dev.weft.routing.api.RoutePlan;
 import dev.weft.protocol.header.ResponseHeaderView;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -60,8 +70,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Everything runs on the client's event loop. Responses leave in request order ({@link ResponseOrder});
  * reads pause at the in-flight cap, while any upstream link is not writable, and while isDraining().
+ * The exchanges ({@code proxy.exchange}) see the session as their {@link ExchangeHost}; its upstream
+ * links ({@link UpstreamLinks}) as their {@link UpstreamLinks.Client}.
  */
-public final class Session extends ChannelInboundHandlerAdapter {
+public final class Session extends ChannelInboundHandlerAdapter implements ExchangeHost, UpstreamLinks.Client {
 
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     private static final AtomicLong IDS = new AtomicLong();
@@ -84,7 +96,6 @@ public final class Session extends ChannelInboundHandlerAdapter {
     final SessionPlanContext planContext;
     final TopicNameCache topicNames = new TopicNameCache();
     final HotContext hotContext;
-    final TargetEndpoints targetEndpoints = new TargetEndpoints(this);
     final HotProduce produce;
     final HotFetch fetch;
     private final Map<String, Integer> coordinators = new HashMap<>();
@@ -108,7 +119,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
         this.ownRoute = virtualNodeId < 0 ? -1 : runtime.bijection().routeOf(virtualNodeId);
         this.slots = new ResponseOrder(settings.maxInflightRequests());
         this.lastReadNanos = settings.clock().nanoTime();
-        this.links = new UpstreamLinks(this);
+        this.links = new UpstreamLinks(this, settings.links(), runtime.upstreamRequests(), ownRoute);
         this.planContext = new SessionPlanContext(this);
         this.hotContext = new HotContext() {
             @Override
@@ -186,7 +197,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * id on that cluster yet: hold it (and everything after it, to keep the producer's order) until the
      * fleet has agreed on one.
      */
-    void parkForProducerId(ByteBuf frame, int slot, short version, long virtualPid, int route) {
+    @Override
+    public void parkForProducerId(ByteBuf frame, int slot, short version, long virtualPid, int route) {
         parkedFrame = frame;
         parkedSlot = slot;
         parkedVersion = version;
@@ -330,7 +342,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * Sends a Produce or Fetch frame the plan left as the client sent it (or patched in place) over the
      * bound link; the answer's node endpoints are mapped like any forwarded answer. Takes ownership.
      */
-    void forwardHot(ByteBuf frame, int slot, boolean expectsResponse) {
+    @Override
+    public void forwardHot(ByteBuf frame, int slot, boolean expectsResponse) {
         UpstreamLink link = links.bound();
         if (expectsResponse) {
             link.send(frame, forwardAnswer, slot);
@@ -338,77 +351,6 @@ public final class Session extends ChannelInboundHandlerAdapter {
             link.send(frame, null);
             complete(slot, null);
         }
-    }
-
-    /**
-     * A part's answer said some partitions' leader moved (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH):
-     * in the collapsed topology, which plans by the cached leaders, the cache forgets them, so they are
-     * answered retriably until the client's next Metadata (through the proxy) teaches the new leader.
-     * Error path only: topic names are read as Strings here.
-     */
-    void forgetMovedLeaders(int leaf, dev.weft.protocol.skim.ResponseSkim answer, java.util.function.IntUnaryOperator errorOf) {
-        if (runtime.collapsed() == null) {
-            return;
-        }
-        for (int i = 0; i < answer.partitionCount(); i++) {
-            int error = errorOf.applyAsInt(i);
-            if (error == org.apache.kafka.common.protocol.Errors.NOT_LEADER_OR_FOLLOWER.code()
-                    || error == org.apache.kafka.common.protocol.Errors.FENCED_LEADER_EPOCH.code()) {
-                int t = answer.partitionTopic(i);
-                var topology = runtime.cluster(leaf).topology();
-                if (answer.usesTopicIds()) {
-                    var id = answer.topicId(t);
-                    topology.invalidate(id.getMostSignificantBits(), id.getLeastSignificantBits(), answer.partitionIndex(i));
-                } else {
-                    topology.invalidate(answer.topicName(t), answer.partitionIndex(i));
-                }
-            }
-        }
-    }
-
-    private ByteBuf[] parts = new ByteBuf[4];
-
-    /**
-     * Sends one part per target of {@code plan}, each built by {@code build} (a sub-request around
-     * retained slices of the client's frame), to its target's link, with {@code answer} (null: none
-     * expected). Every part is built before any is sent: a part that cannot be built (a request the
-     * skim read but a builder refuses) releases what was built, the client's frame and the plan, and
-     * closes the connection with a log line — nothing half-sent, nothing leaked.
-     *
-     * @return false when the request could not be split (already handled)
-     */
-    boolean sendParts(RoutePlan plan, java.util.function.IntFunction<ByteBuf> build, UpstreamLink.Exchange answer,
-            ByteBuf frame, Runnable releasePlan, String api) {
-        int n = plan.targetCount();
-        if (parts.length < n) {
-            parts = new ByteBuf[Math.max(n, parts.length * 2)];
-        }
-        int built = 0;
-        try {
-            for (; built < n; built++) {
-                parts[built] = build.apply(built);
-            }
-        } catch (RuntimeException e) {
-            for (int i = 0; i < built; i++) {
-                parts[i].release();
-                parts[i] = null;
-            }
-            frame.release();
-            releasePlan.run();
-            failed("cannot split a " + api + " request", e);
-            return false;
-        }
-        for (int t = 0; t < n; t++) {
-            ByteBuf part = parts[t];
-            parts[t] = null;
-            linkFor(plan.targetLeaf(t), plan.targetBroker(t)).send(part, answer, t);
-        }
-        return true;
-    }
-
-    /** The link for a plan's target: the bound link for {@link RoutePlan#OWN_BROKER}, else that broker of the leaf. */
-    UpstreamLink linkFor(int leaf, int broker) {
-        return broker == RoutePlan.OWN_BROKER ? links.bound() : links.broker(leaf, broker);
     }
 
     /** Routers that forward ApiVersions let the broker's versions (clamped to Weft's) decide: check Weft's table. */
@@ -470,7 +412,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     /** Finishes a request with its response frame (null: none is due); writes what is now in order. */
-    void complete(int slot, ByteBuf response) {
+    @Override
+    public void complete(int slot, ByteBuf response) {
         if (isClosed()) {
             if (response != null) {
                 response.release();
@@ -496,7 +439,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     /** The API key of an open slot's request (for messages). */
-    short slotApiKey(int slot) {
+    @Override
+    public short slotApiKey(int slot) {
         return slots.apiKey(slot);
     }
 
@@ -537,7 +481,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     /** Flushes responses written since the last flush (called once per batch of upstream reads, and after async work). */
-    void flushClient() {
+    @Override
+    public void flushClient() {
         if (clientNeedsFlush && client != null) {
             clientNeedsFlush = false;
             client.flush();
@@ -556,8 +501,29 @@ public final class Session extends ChannelInboundHandlerAdapter {
         }
     }
 
-    void onLinkWritabilityChanged() {
+    @Override
+    public void onLinkWritabilityChanged() {
         updateClientReading();
+    }
+
+    @Override
+    public void onLinkReadComplete() {
+        flushClient();
+    }
+
+    @Override
+    public void onLinkEnded(UpstreamLink link, boolean bound) {
+        runtime.reportTrouble(link.route(), link.name(), link.closeReason());
+        if (bound) {
+            onOwnLinkEnded(link);
+        } else {
+            updateClientReading();
+        }
+    }
+
+    @Override
+    public void onLinkBackingOff(UpstreamLink link) {
+        LOG.info("{}: {}; its partitions are answered with retriable errors until it is back", describe(), link.endedBecause());
     }
 
     @Override
@@ -576,11 +542,13 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     /** The real coordinator of {@code group} on {@code route}, as this session last found it, or null. */
-    Integer cachedCoordinator(int route, String group) {
+    @Override
+    public Integer cachedCoordinator(int route, String group) {
         return coordinators.get(route + "/" + group);
     }
 
-    void cacheCoordinator(int route, String group, Integer nodeId) {
+    @Override
+    public void cacheCoordinator(int route, String group, Integer nodeId) {
         if (nodeId == null) {
             coordinators.remove(route + "/" + group);
         } else {
@@ -592,7 +560,7 @@ public final class Session extends ChannelInboundHandlerAdapter {
      * The link the connection is bound to is gone (a broker port's broker, or the bootstrap connection's
      * forwarding link): the client reconnects, as it would to a broker that went away.
      */
-    void onOwnLinkEnded(UpstreamLink link) {
+    private void onOwnLinkEnded(UpstreamLink link) {
         if (isClosed()) {
             return;
         }
@@ -610,7 +578,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
         close();
     }
 
-    void logRefusal(String message) {
+    @Override
+    public void logRefusal(String message) {
         LOG.warn("{}: refused: {}", describe(), message);
         metrics.connectionError(SessionMetrics.SessionError.UNSUPPORTED_REQUEST, (short) -1);
     }
@@ -625,7 +594,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
     }
 
     /** A planner or rewrite failed on a response it could not handle: a bug or a broker out of spec. */
-    void failed(String what, Throwable cause) {
+    @Override
+    public void failed(String what, Throwable cause) {
         if (!isClosed()) {
             LOG.warn("{}: {}: {}; closing", describe(), what, cause.toString(), cause);
             metrics.connectionError(SessionMetrics.SessionError.REWRITE_FAILED, (short) -1);
@@ -633,7 +603,8 @@ public final class Session extends ChannelInboundHandlerAdapter {
         }
     }
 
-    boolean isClosed() {
+    @Override
+    public boolean isClosed() {
         return state instanceof Lifecycle.Closed;
     }
 
@@ -757,5 +728,97 @@ public final class Session extends ChannelInboundHandlerAdapter {
 
     InetSocketAddress clientAddress() {
         return client == null ? null : (InetSocketAddress) client.remoteAddress();
+    }
+
+    // --- what the exchanges and the links read (ExchangeHost, UpstreamLinks.Client); event loop only
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return client.alloc();
+    }
+
+    @Override
+    public EventLoop eventLoop() {
+        return client.eventLoop();
+    }
+
+    @Override
+    public UpstreamLinks links() {
+        return links;
+    }
+
+    @Override
+    public UpstreamCluster cluster(int route) {
+        return runtime.cluster(route);
+    }
+
+    @Override
+    public UpstreamRequestCounters upstreamRequests() {
+        return runtime.upstreamRequests();
+    }
+
+    @Override
+    public dev.weft.proxy.exchange.BranchCounters branchCounters() {
+        return runtime.branchCounters();
+    }
+
+    @Override
+    public Router router() {
+        return runtime.router();
+    }
+
+    @Override
+    public HotContext hotContext() {
+        return hotContext;
+    }
+
+    @Override
+    public PlanContext planContext() {
+        return planContext;
+    }
+
+    @Override
+    public TopicNameCache topicNames() {
+        return topicNames;
+    }
+
+    @Override
+    public int ownRoute() {
+        return ownRoute;
+    }
+
+    @Override
+    public String virtualClusterName() {
+        return runtime.name();
+    }
+
+    @Override
+    public String routeName(int route) {
+        return runtime.routeName(route);
+    }
+
+    @Override
+    public NodeEndpointRewriter endpoints(int route) {
+        return runtime.endpoints(addresses, route);
+    }
+
+    @Override
+    public boolean plansByCachedLeaders() {
+        return runtime.collapsed() != null; // only the collapsed topology plans by cached leaders
+    }
+
+    @Override
+    public long cachedProducerId(long virtualPid, int route) {
+        return runtime.producerIds().cached(virtualPid, route);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<?> refreshCatalog() {
+        return runtime.catalogs().refresh();
+    }
+
+    @Override
+    public void countUpstreamFailure(short apiKey) {
+        metrics.connectionError(SessionMetrics.SessionError.UPSTREAM_FAILED, apiKey);
     }
 }

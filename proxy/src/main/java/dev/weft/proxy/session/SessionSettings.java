@@ -2,6 +2,7 @@ package dev.weft.proxy.session;
 
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
+import dev.weft.proxy.upstream.LinkSettings;
 
 /**
  * What every session of a proxy shares: the event loops (for upstream connections on the session's
@@ -35,6 +36,11 @@ public record SessionSettings(
     /** The clock sessions read "now" from (deadlines, idle time, latency): the system's, or a manual one in tests. */
     public dev.weft.iocore.time.NanoClock clock() {
         return partialFrames.clock();
+    }
+
+    /** What the session's upstream links are opened with. */
+    public LinkSettings links() {
+        return new LinkSettings(loops, buffers, maxFrameBytes, connectTimeoutMillis);
     }
 
     /**

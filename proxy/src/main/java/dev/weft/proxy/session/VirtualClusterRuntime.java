@@ -16,6 +16,7 @@ import dev.weft.protocol.ApiKeyTable;
 import dev.weft.proxy.rewrite.ApiVersionsClamp;
 import dev.weft.proxy.rewrite.BrokerAddressRewriter;
 import dev.weft.proxy.upstream.UpstreamCluster;
+import dev.weft.proxy.upstream.UpstreamRequestCounters;
 import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.api.HotCatalog;
 import dev.weft.proxy.gateway.CollapsedGateway;
@@ -77,6 +78,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /** The proxy fleet of a collapsed virtual cluster; null when mirrored. */
     private final CollapsedNodes collapsed;
     private final UpstreamRequestCounters upstreamRequests;
+    private final dev.weft.proxy.exchange.BranchCounters branchCounters;
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, ResponseRewriter[][]> forwardRewriters = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
@@ -96,6 +98,8 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         this.collapsed = config.topology() == dev.weft.proxy.config.WeftConfig.Topology.COLLAPSED
                 ? CollapsedNodes.of("virtualClusters." + config.name() + ".nodes", config.nodes()) : null;
         this.upstreamRequests = new UpstreamRequestCounters(config.name(), this.routes.stream().map(UpstreamCluster::name).toList());
+        this.branchCounters = new dev.weft.proxy.exchange.BranchCounters(config.name(),
+                router.routes().stream().map(dev.weft.routing.dag.RouteSpec::name).toList());
         this.bijection = nodeIds;
         UUID u = UUID.nameUUIDFromBytes(("weft-virtual-cluster:" + config.name()).getBytes(StandardCharsets.UTF_8));
         this.virtualClusterId = new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
@@ -125,6 +129,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
      * @throws VirtualClusterStartException with every problem found
      */
     public void start(Duration timeout, Duration refreshInterval) {
+        learnLeadersOfRoutesClientsDoNotAsk(timeout, refreshInterval);
         if (catalogs == null) {
             return;
         }
@@ -145,6 +150,31 @@ public final class VirtualClusterRuntime implements AutoCloseable {
                 first.visibleTopics().size(), first.collisions().isEmpty() ? "" : ", " + first.collisions().size()
                         + " name collision(s) settled by policy");
         // each collision settled by policy was logged (WARN) once when the first snapshot was built
+    }
+
+    /**
+     * Routes that are not client-facing (a branch's) get no client Metadata, whose answers teach the
+     * topology cache the leaders: their leaders are read before the gateways open, then every
+     * {@code interval} (and sooner when a copy finds none, {@code BranchCopies}).
+     */
+    private void learnLeadersOfRoutesClientsDoNotAsk(Duration timeout, Duration interval) {
+        List<java.util.concurrent.CompletableFuture<Void>> first = new ArrayList<>();
+        for (int k = 0; k < routes.size(); k++) {
+            if (!router.clientFacing(k)) {
+                UpstreamCluster c = routes.get(k);
+                first.add(c.refreshLeadersSoon());
+                timer.scheduleWithFixedDelay(c::refreshLeadersSoon, interval.toMillis(), interval.toMillis(),
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
+            }
+        }
+        try {
+            java.util.concurrent.CompletableFuture.allOf(first.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            LOG.warn("virtual cluster '{}': the leaders of its branch clusters are not known yet; copies wait for them", config.name());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The router's description of a collision plus the cluster behind each claiming route, for operators. */
@@ -225,6 +255,11 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /** Sub-requests sent to each upstream broker, by API (exported on /metrics). */
     public UpstreamRequestCounters upstreamRequests() {
         return upstreamRequests;
+    }
+
+    /** What became of the copies of the virtual cluster's branch routes (zero for routers without branches). */
+    public dev.weft.proxy.exchange.BranchCounters branchCounters() {
+        return branchCounters;
     }
 
     /** What the session does with requests of {@code apiKey} (unknown keys: refused). */

@@ -75,6 +75,10 @@ public final class VirtualClusters {
                         + " do not authenticate with SASL yet; use a TLS or plaintext listener", null);
             }
             leaves.add(clusters.get(cluster));
+            if (!router.clientFacing(leaf)) {
+                claimRoute[leaf] = -1; // no producer's batches go there as they are (branch copies carry no producer id)
+                continue;
+            }
             if (!distinctClusters.contains(cluster)) {
                 distinctClusters.add(cluster);
             }
@@ -82,7 +86,7 @@ public final class VirtualClusters {
         }
         VirtualClusterRuntime runtime;
         if (distinctClusters.size() == 1) {
-            // One cluster: its producer ids mean what they say; nothing to translate or agree on.
+            // One cluster reached by clients: its producer ids mean what they say; nothing to translate or agree on.
             runtime = new VirtualClusterRuntime(vc, router, nodeIds, leaves, rt -> ProducerIdTranslator.IDENTITY);
         } else {
             ClusterConfig home = config.clusters().get(distinctClusters.getFirst());

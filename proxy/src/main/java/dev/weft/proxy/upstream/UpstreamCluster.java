@@ -42,6 +42,8 @@ public final class UpstreamCluster implements AutoCloseable {
     private final String name;
     private final List<InetSocketAddress> bootstrap;
     private final TopologyHolder topology;
+    private final java.util.concurrent.atomic.AtomicLong lastLeaderRefreshNanos =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
     private final Map<String, Object> clientProperties;
     private final SslContext tls;
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -160,6 +162,65 @@ public final class UpstreamCluster implements AutoCloseable {
             mine.completeExceptionally(e);
         }
         return mine;
+    }
+
+    /**
+     * Reads every topic's partition leaders, replicas and ISRs (discovery Admin client, off the event
+     * loops) into the topology cache, unless that ran in the last second. For routes no client asks
+     * Metadata of (a branch's cluster), whose leaders the cache would otherwise never learn.
+     *
+     * @return completes when this refresh is in the cache (at once, when one ran in the last second);
+     *     never completes exceptionally: a failure is logged and the cache keeps what it knew
+     */
+    public CompletableFuture<Void> refreshLeadersSoon() {
+        long now = System.nanoTime();
+        long last = lastLeaderRefreshNanos.get();
+        if (now - last < java.util.concurrent.TimeUnit.SECONDS.toNanos(1) || !lastLeaderRefreshNanos.compareAndSet(last, now)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            Admin a = admin();
+            a.listTopics(new ListTopicsOptions().timeoutMs(10_000)).names()
+                    .thenApply(names -> a.describeTopics(names.stream().filter(n -> !n.startsWith("__")).toList()))
+                    .whenComplete((described, error) -> {
+                        if (error != null) {
+                            LOG.warn("cluster '{}': cannot list its topics to learn their leaders: {}", name, error.toString());
+                            done.complete(null);
+                            return;
+                        }
+                        described.allTopicNames().whenComplete((topics, e) -> {
+                            if (e != null) {
+                                LOG.warn("cluster '{}': cannot describe its topics to learn their leaders: {}", name, e.toString());
+                            } else {
+                                topology.offerPartitions(asMetadata(topics.values()));
+                            }
+                            done.complete(null);
+                        });
+                    });
+        } catch (RuntimeException e) {
+            LOG.warn("cluster '{}': cannot read its partition leaders: {}", name, e.toString());
+            done.complete(null);
+        }
+        return done;
+    }
+
+    /** Topic descriptions as the Metadata answer the topology cache merges (leader epochs unknown: -1). */
+    private static org.apache.kafka.common.message.MetadataResponseData asMetadata(
+            java.util.Collection<org.apache.kafka.clients.admin.TopicDescription> topics) {
+        var out = new org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopicCollection();
+        for (var t : topics) {
+            List<org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition> partitions = new ArrayList<>();
+            for (var p : t.partitions()) {
+                partitions.add(new org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition()
+                        .setPartitionIndex(p.partition()).setLeaderId(p.leader() == null ? -1 : p.leader().id()).setLeaderEpoch(-1)
+                        .setReplicaNodes(p.replicas().stream().map(Node::id).toList())
+                        .setIsrNodes(p.isr().stream().map(Node::id).toList()));
+            }
+            out.add(new org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic().setName(t.name())
+                    .setTopicId(t.topicId() == null ? Uuid.ZERO_UUID : t.topicId()).setPartitions(partitions));
+        }
+        return new org.apache.kafka.common.message.MetadataResponseData().setTopics(out);
     }
 
     /**

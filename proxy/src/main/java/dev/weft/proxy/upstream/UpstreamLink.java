@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.upstream;
 
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.RequestHeaderView;
@@ -25,10 +25,10 @@ import org.apache.kafka.common.protocol.Errors;
  * response goes to the oldest waiting {@link Exchange}. Frames written before the connection is up
  * wait, in order. When the connection fails every waiting exchange is told, once.
  */
-final class UpstreamLink {
+public final class UpstreamLink {
 
     /** Who waits for one response; runs on the session's event loop. */
-    interface Exchange {
+    public interface Exchange {
         /**
          * The response frame (size prefix kept), with the link's correlation id; takes ownership.
          *
@@ -40,7 +40,7 @@ final class UpstreamLink {
         void onFailure(Errors error, String reason, int tag);
     }
 
-    /** What the owning session hears about the link's life. */
+    /** What the link's owner ({@link UpstreamLinks}, for its session) hears about the link's life. */
     interface Owner {
         void onLinkClosed(UpstreamLink link);
 
@@ -71,13 +71,17 @@ final class UpstreamLink {
     private boolean channelClosedByUs;
     private String errorDetail;
     /** Fetch parts sent on this link and not answered yet (a broker serves one request of a connection at a time). */
-    int fetchParts;
+    private int fetchParts;
     /** Whether the last Fetch part answered here carried records (a broker that had data is waited for). */
-    boolean lastFetchHadData = true;
+    private boolean lastFetchHadData = true;
     /** Whether {@link UpstreamLinks} counts this link as backed up (owned by the session's loop). */
     boolean countedUnwritable;
+    /** Carries branch copies only: never waited on (see {@link UpstreamLinks#side}). */
+    boolean side;
     private int nextCorrelationId;
     private boolean closed;
+    /** Closed by its session, open until what it waits for is answered (see {@link #closeAfterAnswers}). */
+    private boolean closeWhenAnswered;
     private String closeReason = "not connected";
 
     UpstreamLink(int route, String name, Owner owner, java.util.concurrent.atomic.LongAdder[] requestsByApi) {
@@ -88,16 +92,16 @@ final class UpstreamLink {
     }
 
     /** The route (leaf) whose cluster this link reaches. */
-    int route() {
+    public int route() {
         return route;
     }
 
     /** For log lines: "cluster 'east' broker 1 (127.0.0.1:9092)". */
-    String name() {
+    public String name() {
         return name;
     }
 
-    void connect(SessionSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls) {
+    void connect(LinkSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls) {
         this.address = address;
         int maxFrameBytes = settings.maxFrameBytes();
         settings.loops().clientBootstrap(loop, settings.buffers())
@@ -145,12 +149,12 @@ final class UpstreamLink {
      * Takes ownership of {@code frame}. {@code exchange} null: no response is expected (acks=0).
      * Does not flush: call {@link #flush()} after a batch.
      */
-    void send(ByteBuf frame, Exchange exchange) {
+    public void send(ByteBuf frame, Exchange exchange) {
         send(frame, exchange, 0);
     }
 
     /** {@link #send(ByteBuf, Exchange)} with a tag handed back to {@code exchange} with the answer. */
-    void send(ByteBuf frame, Exchange exchange, int tag) {
+    public void send(ByteBuf frame, Exchange exchange, int tag) {
         if (closed) {
             frame.release();
             if (exchange != null) {
@@ -177,13 +181,14 @@ final class UpstreamLink {
         }
     }
 
-    void flush() {
+    public void flush() {
         if (channel != null) {
             channel.flush();
         }
     }
 
-    boolean isWritable() {
+    /** Whether the link takes writes without queueing past its high-water mark (true before it connects). */
+    public boolean isWritable() {
         return channel == null || channel.isWritable();
     }
 
@@ -219,6 +224,23 @@ final class UpstreamLink {
         fail(Errors.NETWORK_EXCEPTION, "the session closed");
     }
 
+    /**
+     * The session ended, but this link's answers are still wanted (a side link: they say what became of
+     * branch copies): it stays open until every request sent on it is answered, then closes as
+     * {@link #closeAfterWrites} does; after {@code maxWaitMillis} it closes whatever is still out.
+     */
+    void closeAfterAnswers(EventLoop loop, long maxWaitMillis) {
+        if (closed) {
+            return;
+        }
+        if (waiting.isEmpty()) {
+            closeAfterWrites();
+            return;
+        }
+        closeWhenAnswered = true;
+        loop.schedule(this::closeAfterWrites, maxWaitMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
     /** Whether it still has frames to send once connected (closed by its session before it connected). */
     boolean draining() {
         return draining;
@@ -248,7 +270,7 @@ final class UpstreamLink {
      * Why the link ended, for the client session's log line when it was the connection's own: a failure
      * to connect or resolve (a WARN: the client is sent away), or the broker closing it (INFO).
      */
-    String endedBecause() {
+    public String endedBecause() {
         if (!failure.isEmpty()) {
             return failure;
         }
@@ -262,17 +284,44 @@ final class UpstreamLink {
     }
 
     /** True when the broker ended a working connection (it closed the socket). */
-    boolean closedByBroker() {
+    public boolean closedByBroker() {
         return byBroker;
     }
 
     /** True when the link could not be made at all (no address, or the connect failed). */
-    boolean neverConnected() {
+    public boolean neverConnected() {
         return !failure.isEmpty();
     }
 
-    String closeReason() {
+    /** Why the link closed ("not connected" before it did). */
+    public String closeReason() {
         return closeReason;
+    }
+
+    // Fetch wait state of the connection, kept and read by the Fetch exchange (proxy.exchange.HotFetch).
+
+    /** Fetch parts sent on this link and not answered yet. */
+    public int fetchPartsOut() {
+        return fetchParts;
+    }
+
+    /** A Fetch part was sent on this link. */
+    public void fetchPartSent() {
+        fetchParts++;
+    }
+
+    /** A Fetch part sent on this link ended (answered, late or not, or failed). */
+    public void fetchPartDone() {
+        fetchParts = Math.max(0, fetchParts - 1);
+    }
+
+    /** Whether the last Fetch part answered here carried records (true until one answered). */
+    public boolean lastFetchHadData() {
+        return lastFetchHadData;
+    }
+
+    public void lastFetchHadData(boolean hadData) {
+        lastFetchHadData = hadData;
     }
 
     private void onFrame(ByteBuf frame) {
@@ -292,6 +341,9 @@ final class UpstreamLink {
         }
         waitingIds.pollInt();
         waiting.poll().onResponse(frame, waitingTags.pollInt());
+        if (closeWhenAnswered && waiting.isEmpty()) {
+            closeAfterWrites();
+        }
     }
 
     private void fail(Errors error, String reason) {

@@ -1,6 +1,6 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.upstream;
 
-import dev.weft.proxy.upstream.UpstreamCluster;
+import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,38 +19,86 @@ import java.util.Map;
  * JoinGroup waiting for its rebalance. One connection per client and broker keeps clients independent,
  * as they are when they connect to the brokers directly.
  */
-final class UpstreamLinks implements UpstreamLink.Owner {
+public final class UpstreamLinks implements UpstreamLink.Owner {
+
+    /**
+     * The client connection whose links these are (its session), on whose event loop they run. It logs
+     * what happens to them: one logger for client and upstream connection life.
+     */
+    public interface Client {
+        /** The client connection's event loop: links connect on it. */
+        EventLoop eventLoop();
+
+        boolean isClosed();
+
+        /** The cluster behind {@code route}. */
+        UpstreamCluster cluster(int route);
+
+        /**
+         * A link ended while the client connection is open (failed, or closed by its broker).
+         *
+         * @param bound whether it was the link the connection is bound to ({@link UpstreamLinks#bound()}):
+         *     the client connection closes; otherwise its broker's partitions are answered retriably a while
+         */
+        void onLinkEnded(UpstreamLink link, boolean bound);
+
+        /** A link for part of the requests failed, the first time in an outage: it backs off (for the log). */
+        void onLinkBackingOff(UpstreamLink link);
+
+        /** A link became writable or not, or a backed-up one closed: {@link UpstreamLinks#allWritable()} may differ. */
+        void onLinkWritabilityChanged();
+
+        /** A link's batch of reads is done: answers it completed can be flushed to the client. */
+        void onLinkReadComplete();
+    }
 
     private static final int ANY = -1;
-    /** Connection events go to the sessions' logger (one logger for client and upstream connection life). */
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Session.class);
     /** After a link failed, requests for its broker fail at once for this long before it is tried again. */
     private static final long RETRY_FIRST_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
     private static final long RETRY_MAX_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
     /** Per failed (route, broker): when it may be tried again, and the current backoff. */
     private final Map<Long, long[]> retry = new HashMap<>();
 
-    private final Session session;
+    private final Client client;
+    private final LinkSettings settings;
+    private final UpstreamRequestCounters requests;
+    private final int ownRoute;
     private final Map<Long, UpstreamLink> byKey = new HashMap<>();
     private UpstreamLink own;
+    private int ownNodeId;
     /** A bootstrap connection's forwarding link (to any broker of the first route), opened when first needed. */
     private UpstreamLink boundAny;
     /** Links that said they are not writable and have not said otherwise since (reads pause while any is). */
     private int unwritable;
 
-    UpstreamLinks(Session session) {
-        this.session = session;
+    /**
+     * @param requests where the links count their requests
+     * @param ownRoute the route of the connection's own broker, or -1 (a bootstrap connection)
+     */
+    public UpstreamLinks(Client client, LinkSettings settings, UpstreamRequestCounters requests, int ownRoute) {
+        this.client = client;
+        this.settings = settings;
+        this.requests = requests;
+        this.ownRoute = ownRoute;
     }
+
+    /** Key bit of a side link (branch copies), apart from the same broker's link for client requests. */
+    private static final long SIDE = 1L << 62;
+    /** How long a closed session's side links wait for their copies' answers (a broker's request timeout is 30 s). */
+    private static final long SIDE_ANSWER_WAIT_MILLIS = 35_000;
 
     private static long key(int route, int nodeId) {
         return ((long) route << 32) | (nodeId & 0xffffffffL);
     }
 
-    void openOwn(int realNodeId) {
-        own = open(session.ownRoute, realNodeId);
+    /** Opens the link to the connection's own broker, real broker {@code realNodeId} of its own route. */
+    public void openOwn(int realNodeId) {
+        ownNodeId = realNodeId;
+        own = open(ownRoute, realNodeId);
     }
 
-    UpstreamLink own() {
+    /** The link to the connection's own broker, or null on a bootstrap connection. */
+    public UpstreamLink own() {
         return own;
     }
 
@@ -59,67 +107,86 @@ final class UpstreamLinks implements UpstreamLink.Owner {
      * the first route (every forwarded request of the connection goes over it, in order, so SASL passes
      * through). Its failure closes the client connection.
      */
-    UpstreamLink bound() {
+    public UpstreamLink bound() {
         if (own != null) {
             return own;
         }
         if (boundAny == null || boundAny.isClosed()) {
-            boundAny = openLink(0, ANY, "cluster '" + session.runtime.cluster(0).name() + "' (bootstrap)");
+            boundAny = openLink(0, ANY, "cluster '" + client.cluster(0).name() + "' (bootstrap)");
         }
         return boundAny;
     }
 
     /** The route of {@link #bound()}. */
-    int boundRoute() {
-        return own != null ? session.ownRoute : 0;
+    public int boundRoute() {
+        return own != null ? ownRoute : 0;
     }
 
     /** True when no link the session waits on is backed up. */
-    boolean allWritable() {
+    public boolean allWritable() {
         return unwritable == 0;
     }
 
     /** A link to any broker of {@code route}. */
-    UpstreamLink any(int route) {
+    public UpstreamLink any(int route) {
         return link(route, ANY);
     }
 
     /** A link to real broker {@code nodeId} of {@code route} (the own link when that is the one). */
-    UpstreamLink broker(int route, int nodeId) {
-        if (own != null && route == session.ownRoute && nodeId == session.runtime.bijection().realNodeId(session.virtualNodeId)) {
+    public UpstreamLink broker(int route, int nodeId) {
+        if (own != null && route == ownRoute && nodeId == ownNodeId) {
             return own;
         }
         return link(route, nodeId);
     }
 
+    /**
+     * A link for branch copies to real broker {@code nodeId} of {@code route}: its own connection, apart
+     * from the links the client's requests use, and never waited on — a backed-up side link does not
+     * pause the client's reads (the sender drops copies instead), and its failure fails only the copies.
+     */
+    public UpstreamLink side(int route, int nodeId) {
+        return link(route, nodeId, true);
+    }
+
     private UpstreamLink link(int route, int nodeId) {
-        UpstreamLink l = byKey.get(key(route, nodeId));
+        return link(route, nodeId, false);
+    }
+
+    private UpstreamLink link(int route, int nodeId, boolean side) {
+        long k = key(route, nodeId) | (side ? SIDE : 0);
+        UpstreamLink l = byKey.get(k);
         if (l == null || l.isClosed()) {
-            long[] backoff = retry.get(key(route, nodeId));
+            long[] backoff = retry.get(k);
             if (l != null && backoff != null && backoff[0] - System.nanoTime() > 0) {
                 return l; // failed a moment ago: what is sent fails at once (retriable), no connect storm
             }
-            l = open(route, nodeId);
+            l = open(route, nodeId, side);
         }
         return l;
     }
 
     private UpstreamLink open(int route, int nodeId) {
-        UpstreamCluster cluster = session.runtime.cluster(route);
-        UpstreamLink link = openLink(route, nodeId,
-                "cluster '" + cluster.name() + "' " + (nodeId == ANY ? "(any broker)" : "broker " + nodeId));
-        byKey.put(key(route, nodeId), link);
+        return open(route, nodeId, false);
+    }
+
+    private UpstreamLink open(int route, int nodeId, boolean side) {
+        UpstreamCluster cluster = client.cluster(route);
+        UpstreamLink link = openLink(route, nodeId, "cluster '" + cluster.name() + "' "
+                + (nodeId == ANY ? "(any broker)" : "broker " + nodeId) + (side ? " (branch copies)" : ""));
+        link.side = side;
+        byKey.put(key(route, nodeId) | (side ? SIDE : 0), link);
         return link;
     }
 
     private UpstreamLink openLink(int route, int nodeId, String name) {
-        UpstreamCluster cluster = session.runtime.cluster(route);
-        UpstreamLink link = new UpstreamLink(route, name, this, session.runtime.upstreamRequests()
+        UpstreamCluster cluster = client.cluster(route);
+        UpstreamLink link = new UpstreamLink(route, name, this, requests
                 .forBroker(route, nodeId == ANY ? UpstreamRequestCounters.ANY_BROKER : Integer.toString(nodeId)));
         if (nodeId == ANY) {
             connect(link, cluster, cluster.anyBroker());
         } else {
-            cluster.resolveBroker(nodeId, (address, error) -> session.client.eventLoop().execute(() -> {
+            cluster.resolveBroker(nodeId, (address, error) -> client.eventLoop().execute(() -> {
                 if (error != null) {
                     link.failUnresolved(error.getMessage());
                 } else {
@@ -134,10 +201,11 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         if (link.isClosed() && !link.draining()) {
             return; // the session closed and nothing is left to send
         }
-        link.connect(session.settings, session.client.eventLoop(), address, cluster.tls());
+        link.connect(settings, client.eventLoop(), address, cluster.tls());
     }
 
-    void flushAll() {
+    /** Flushes every link (after a batch of sends). */
+    public void flushAll() {
         if (own != null) {
             own.flush();
         }
@@ -151,7 +219,8 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         }
     }
 
-    void setAutoRead(boolean read) {
+    /** Pauses or resumes reading every link (while the client does not read its answers). */
+    public void setAutoRead(boolean read) {
         for (UpstreamLink l : byKey.values()) {
             l.setAutoRead(read);
         }
@@ -160,9 +229,14 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         }
     }
 
-    void closeAll() {
+    /** The client connection closed: what was handed to the links still goes out, then they close. */
+    public void closeAll() {
         for (UpstreamLink l : new ArrayList<>(byKey.values())) {
-            l.closeAfterWrites();
+            if (l.side) {
+                l.closeAfterAnswers(client.eventLoop(), SIDE_ANSWER_WAIT_MILLIS);
+            } else {
+                l.closeAfterWrites();
+            }
         }
         byKey.clear();
         if (boundAny != null) {
@@ -172,7 +246,7 @@ final class UpstreamLinks implements UpstreamLink.Owner {
 
     @Override
     public void onLinkClosed(UpstreamLink link) {
-        if (link != own && link != boundAny && !session.isClosed()) {
+        if (link != own && link != boundAny && !client.isClosed()) {
             backOff(link);
         } else {
             byKey.values().remove(link);
@@ -181,15 +255,10 @@ final class UpstreamLinks implements UpstreamLink.Owner {
             link.countedUnwritable = false;
             unwritable--;
         }
-        if (session.isClosed()) {
+        if (client.isClosed()) {
             return; // closed by the session itself
         }
-        session.runtime.reportTrouble(link.route(), link.name(), link.closeReason());
-        if (link == own || link == boundAny) {
-            session.onOwnLinkEnded(link);
-        } else {
-            session.onLinkWritabilityChanged();
-        }
+        client.onLinkEnded(link, link == own || link == boundAny);
     }
 
     /**
@@ -217,24 +286,23 @@ final class UpstreamLinks implements UpstreamLink.Owner {
         backoff[1] = firstFailure ? RETRY_FIRST_NANOS : Math.min(RETRY_MAX_NANOS, backoff[1] * 2);
         backoff[0] = System.nanoTime() + backoff[1];
         if (firstFailure) {
-            LOG.info("{}: {}; its partitions are answered with retriable errors until it is back",
-                    session.describe(), link.endedBecause());
+            client.onLinkBackingOff(link);
         }
     }
 
     @Override
     public void onLinkWritabilityChanged(UpstreamLink link, boolean writable) {
-        if (writable == !link.countedUnwritable) {
+        if (link.side || writable == !link.countedUnwritable) {
             return;
         }
         link.countedUnwritable = !writable;
         unwritable += writable ? -1 : 1;
-        session.onLinkWritabilityChanged();
+        client.onLinkWritabilityChanged();
     }
 
     @Override
     public void onLinkReadComplete() {
-        session.flushClient();
+        client.onLinkReadComplete();
     }
 
 

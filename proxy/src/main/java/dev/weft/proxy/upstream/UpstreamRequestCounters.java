@@ -1,4 +1,4 @@
-package dev.weft.proxy.session;
+package dev.weft.proxy.upstream;
 
 import dev.weft.protocol.ApiKeyTable;
 import java.util.List;
@@ -21,7 +21,8 @@ public final class UpstreamRequestCounters {
     private final Map<String, Map<String, LongAdder[]>> byClusterAndBroker = new ConcurrentHashMap<>();
     private final LongAdder fetchBytesDiscarded = new LongAdder();
 
-    UpstreamRequestCounters(String virtualCluster, List<String> clusterOfRoute) {
+    /** @param clusterOfRoute the name of the cluster behind each route, in route order */
+    public UpstreamRequestCounters(String virtualCluster, List<String> clusterOfRoute) {
         this.virtualCluster = virtualCluster;
         this.clusterOfRoute = List.copyOf(clusterOfRoute);
     }
@@ -44,9 +45,9 @@ public final class UpstreamRequestCounters {
 
     /**
      * Record bytes of a split Fetch's part that answered after the client had been answered (the client
-     * fetches them again; see {@link SplitAnswer}).
+     * fetches them again; see {@code proxy.exchange.SplitAnswer}).
      */
-    void fetchBytesDiscarded(long bytes) {
+    public void fetchBytesDiscarded(long bytes) {
         fetchBytesDiscarded.add(bytes);
     }
 

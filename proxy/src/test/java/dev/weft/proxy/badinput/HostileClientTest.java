@@ -186,9 +186,12 @@ class HostileClientTest {
                 sender.join(10_000);
             }
             assertBudgetsEmpty(budgeted);
-            // The memory goes back to the pool: its chunks are freed once empty (4 MiB granularity).
+            // The memory goes back to the pool: its chunks are freed once empty (4 MiB granularity). Small
+            // buffers of the traffic served meanwhile (and cached by the event loops' thread caches) can pin
+            // a few chunks the big frames also used, depending on which arenas earlier test classes left
+            // busy: allow one core budget plus a chunk, well below the 2 cores x 12 MiB the attack held.
             Poll.until(Duration.ofSeconds(10), "the buffer pool back to where it was before the attack",
-                    () -> poolBytes() <= poolBefore + 4 * MIB, () -> "pool " + poolBytes() + " bytes, before " + poolBefore);
+                    () -> poolBytes() <= poolBefore + PER_CORE + 4 * MIB, () -> "pool " + poolBytes() + " bytes, before " + poolBefore);
 
             // A Produce bigger than the per-connection size (but within maxFrameBytes) is accepted.
             byte[] value = new byte[3 * MIB];

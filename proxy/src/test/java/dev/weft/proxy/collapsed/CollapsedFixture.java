@@ -46,8 +46,13 @@ final class CollapsedFixture {
          * @param routerSettings more router keys as YAML lines indented by 4 spaces, or ""
          */
         static Upstreams weave(List<KafkaCluster> clusters, List<String> routes, String routerSettings) {
+            return router("topic-weave", clusters, routes, routerSettings);
+        }
+
+        /** {@link #weave} with a router of another type (still named {@code weave}). */
+        static Upstreams router(String type, List<KafkaCluster> clusters, List<String> routes, String routerSettings) {
             StringBuilder c = new StringBuilder();
-            StringBuilder r = new StringBuilder("routers:\n  weave:\n    type: topic-weave\n    routes:\n");
+            StringBuilder r = new StringBuilder("routers:\n  weave:\n    type: " + type + "\n    routes:\n");
             for (int k = 0; k < clusters.size(); k++) {
                 c.append("  c").append(k).append(": { bootstrap: \"").append(clusters.get(k).bootstrapServers()).append("\" }\n");
                 r.append("      - { ").append(routes.get(k)).append(", target: { cluster: c").append(k).append(" } }\n");

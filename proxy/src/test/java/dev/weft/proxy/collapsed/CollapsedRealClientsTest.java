@@ -1,5 +1,6 @@
 package dev.weft.proxy.collapsed;
 
+import dev.weft.proxy.testing.ScrapedMetrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -88,6 +88,61 @@ class RoutersConfigTest {
     }
 
     @Test
+    void aBranchRouterIsValidAndItsProblemsAreNamedByPath() throws Exception {
+        WeftConfig ok = ConfigLoader.parse(CLUSTERS + """
+                routers:
+                  shadow:
+                    type: branch
+                    routes:
+                      - { name: prod, target: { cluster: us-east } }
+                      - name: staging
+                        target: { cluster: eu-west }
+                        topics: { include: ["orders"] }
+                        naming: { prefix: "shadow." }
+                virtualClusters:
+                  main:
+                    target: { router: shadow }
+                """ + GATEWAY, "b.yaml");
+        assertEquals(List.of("prod", "staging"), ok.routers().get("shadow").routeNames());
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(CLUSTERS + """
+                routers:
+                  shadow:
+                    type: branch
+                    routes:
+                      - { name: prod, target: { cluster: us-east }, naming: { prefix: "p." } }
+                      - { name: staging, target: { cluster: eu-west }, qualify: "x." }
+                  weave:
+                    type: topic-weave
+                    routes:
+                      - { name: inner, target: { router: shadow } }
+                virtualClusters:
+                  main:
+                    target: { router: weave }
+                """ + GATEWAY, "bb.yaml"));
+        String m = e.getMessage();
+        assertTrue(m.contains("bb.yaml: routers.shadow.routes[0].naming: the primary route takes every topic as it is"), m);
+        assertTrue(m.contains("bb.yaml: routers.shadow.routes[1].qualify: unknown key 'qualify'"), m);
+        ConfigException nested = assertThrows(ConfigException.class, () -> ConfigLoader.parse(CLUSTERS + """
+                routers:
+                  shadow:
+                    type: branch
+                    routes:
+                      - { name: prod, target: { cluster: us-east } }
+                      - { name: staging, target: { cluster: eu-west } }
+                  weave:
+                    type: topic-weave
+                    routes:
+                      - { name: inner, target: { router: shadow } }
+                virtualClusters:
+                  main:
+                    target: { router: weave }
+                """ + GATEWAY, "bn.yaml"));
+        assertTrue(nested.getMessage().contains(
+                "bn.yaml: routers.weave.routes[0].target: router 'shadow' (type branch) cannot sit under another router"),
+                nested.getMessage());
+    }
+
+    @Test
     void aVirtualClusterNeedsExactlyOneTarget() {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(CLUSTERS + """
                 virtualClusters:

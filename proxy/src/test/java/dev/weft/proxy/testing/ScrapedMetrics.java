@@ -1,4 +1,4 @@
-package dev.weft.proxy.collapsed;
+package dev.weft.proxy.testing;
 
 import dev.weft.proxy.server.WeftProxy;
 import java.io.IOException;
@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * One scrape of a Weft instance's admin endpoint ({@code /metrics}, Prometheus text), parsed into
- * samples. The counters a collapsed test looks at:
+ * samples. The counters the collapsed and branch tests look at:
  * <ul>
  *   <li>{@code weft_upstream_requests_total{virtual_cluster, cluster, broker, api}}: sub-requests the
  *       proxy sent to each real broker (issue 9), what proves a split;</li>
@@ -25,20 +25,20 @@ import java.util.regex.Pattern;
  *   <li>{@code weft_connections_opened_total{virtual_cluster}}: client connections accepted.</li>
  * </ul>
  */
-record ScrapedMetrics(String text, List<Sample> samples) {
+public record ScrapedMetrics(String text, List<Sample> samples) {
 
-    static final String UPSTREAM_REQUESTS = "weft_upstream_requests_total";
-    static final String REQUESTS = "weft_requests_total";
-    static final String CONNECTIONS_OPENED = "weft_connections_opened_total";
+    public static final String UPSTREAM_REQUESTS = "weft_upstream_requests_total";
+    public static final String REQUESTS = "weft_requests_total";
+    public static final String CONNECTIONS_OPENED = "weft_connections_opened_total";
 
     private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})?\\s+(\\S+)(?:\\s+\\S+)?$",
             Pattern.MULTILINE);
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
-    record Sample(String name, Map<String, String> labels, double value) {
+    public record Sample(String name, Map<String, String> labels, double value) {
     }
 
-    static ScrapedMetrics of(WeftProxy proxy) {
+    public static ScrapedMetrics of(WeftProxy proxy) {
         InetSocketAddress admin = proxy.adminAddress().orElseThrow(() -> new AssertionError("the admin endpoint is off"));
         String text;
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
@@ -76,7 +76,7 @@ record ScrapedMetrics(String text, List<Sample> samples) {
     }
 
     /** The sum of samples of {@code name} whose labels include every entry of {@code match}. */
-    double sum(String name, Map<String, String> match) {
+    public double sum(String name, Map<String, String> match) {
         double total = 0;
         for (Sample s : samples) {
             if (s.name().equals(name) && s.labels().entrySet().containsAll(match.entrySet())) {
@@ -90,7 +90,7 @@ record ScrapedMetrics(String text, List<Sample> samples) {
      * Sub-requests of {@code api} sent to each real broker of {@code cluster} for virtual cluster "main", by
      * broker id (requests to "any" broker, a bootstrap connection, are left out).
      */
-    Map<Integer, Double> upstreamRequestsByBroker(String cluster, String api) {
+    public Map<Integer, Double> upstreamRequestsByBroker(String cluster, String api) {
         Map<Integer, Double> out = new TreeMap<>();
         for (Sample s : samples) {
             Map<String, String> l = s.labels();
@@ -104,16 +104,16 @@ record ScrapedMetrics(String text, List<Sample> samples) {
     }
 
     /** Client requests of {@code api} to virtual cluster "main". */
-    double clientRequests(String api) {
+    public double clientRequests(String api) {
         return sum(REQUESTS, Map.of("virtual_cluster", "main", "api", api));
     }
 
-    double connectionsOpened() {
+    public double connectionsOpened() {
         return sum(CONNECTIONS_OPENED, Map.of("virtual_cluster", "main"));
     }
 
     /** The lines of the scrape that mention {@code name} (for messages). */
-    String linesOf(String name) {
+    public String linesOf(String name) {
         StringBuilder b = new StringBuilder();
         text.lines().filter(l -> l.startsWith(name)).forEach(l -> b.append("\n  ").append(l));
         return b.isEmpty() ? " (no " + name + " series at all)" : b.toString();
@@ -123,7 +123,7 @@ record ScrapedMetrics(String text, List<Sample> samples) {
      * Per broker of {@code brokers}: how many more sub-requests of {@code api} {@code after} counted than
      * this scrape did.
      */
-    Map<Integer, Double> growth(ScrapedMetrics after, String cluster, String api, List<Integer> brokers) {
+    public Map<Integer, Double> growth(ScrapedMetrics after, String cluster, String api, List<Integer> brokers) {
         Map<Integer, Double> before = upstreamRequestsByBroker(cluster, api);
         Map<Integer, Double> now = after.upstreamRequestsByBroker(cluster, api);
         Map<Integer, Double> out = new TreeMap<>();

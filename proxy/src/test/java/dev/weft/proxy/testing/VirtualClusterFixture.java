@@ -25,9 +25,10 @@ import org.apache.kafka.common.Node;
  * <ul>
  *   <li>the <em>primary</em> cluster is the suite's own (any brokers, listeners, relays in front); it is
  *       the cluster behind {@link VirtualClusterKind#PASS_THROUGH} and {@link VirtualClusterKind#COLLAPSED},
- *       and route 0 ("primary", cluster c0) of {@link VirtualClusterKind#TOPIC_WOVEN};</li>
- *   <li>the <em>side</em> cluster, one broker, is started only when the woven kind is first used: route
- *       1 ("side", cluster c1) of the weave.</li>
+ *       and route 0 ("primary", cluster c0) of {@link VirtualClusterKind#TOPIC_WOVEN} and
+ *       {@link VirtualClusterKind#BRANCHED};</li>
+ *   <li>the <em>side</em> cluster, one broker, is started only when the woven or branched kind is first
+ *       used: route 1 ("side", cluster c1) of the weave, the branch of the branch router.</li>
  * </ul>
  *
  * Every proxy has one virtual cluster "main", two event loops, an admin endpoint on a free port and the
@@ -38,6 +39,11 @@ public final class VirtualClusterFixture implements AutoCloseable {
     /** Virtual node ids a woven gateway gives a port: brokers 0..7 of each of the two routes, and room. */
     private static final int WOVEN_NODE_IDS = 8 * 2 + 8;
     private static final Duration READY = Duration.ofSeconds(60);
+    /**
+     * The branched kind's copies go to this prefix + the topic's name on the side cluster, which the
+     * woven kind also serves: the same name on both of its routes would be a collision there.
+     */
+    public static final String BRANCH_PREFIX = "copy.";
 
     private final KafkaCluster primary;
     private final String primaryBootstrap;
@@ -139,14 +145,14 @@ public final class VirtualClusterFixture implements AutoCloseable {
     public int visibleBrokers(VirtualClusterKind kind) {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().size();
-            case TOPIC_WOVEN -> primary.brokerIds().size() + side().brokerIds().size();
+            case TOPIC_WOVEN, BRANCHED -> primary.brokerIds().size() + side().brokerIds().size();
             case COLLAPSED -> 1;
         };
     }
 
     /** The name of the primary cluster in {@code kind}'s config (its {@code clusters:} key). */
     public static String primaryClusterName(VirtualClusterKind kind) {
-        return kind == VirtualClusterKind.TOPIC_WOVEN ? "c0" : "upstream";
+        return kind == VirtualClusterKind.TOPIC_WOVEN || kind == VirtualClusterKind.BRANCHED ? "c0" : "upstream";
     }
 
     /**
@@ -159,7 +165,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         int first = primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow();
         int offset = switch (kind) {
             case PASS_THROUGH -> brokerId - first;
-            case TOPIC_WOVEN -> brokerId * 2;
+            case TOPIC_WOVEN, BRANCHED -> brokerId * 2;
             case COLLAPSED -> throw new IllegalArgumentException("a collapsed virtual cluster has no per-broker ports");
         };
         return new InetSocketAddress(b.getHostString(), b.getPort() + 1 + offset);
@@ -170,7 +176,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().stream().mapToInt(Integer::intValue).max().orElseThrow()
                     - primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow() + 3;
-            case TOPIC_WOVEN -> WOVEN_NODE_IDS;
+            case TOPIC_WOVEN, BRANCHED -> WOVEN_NODE_IDS;
             case COLLAPSED -> 0;
         };
     }
@@ -187,6 +193,9 @@ public final class VirtualClusterFixture implements AutoCloseable {
     public void createTopic(VirtualClusterKind kind, String name, int partitions, int replicationFactor,
             Map<String, String> configs) {
         primary.createTopic(name, partitions, replicationFactor, configs);
+        if (kind == VirtualClusterKind.BRANCHED) {
+            side().createTopic(BRANCH_PREFIX + name, partitions, 1); // where the branch's copies go
+        }
         refreshCatalog(kind);
         awaitVisible(kind, name);
     }
@@ -248,8 +257,9 @@ public final class VirtualClusterFixture implements AutoCloseable {
     private WeftProxy start(VirtualClusterKind kind, String bootstrapServers) {
         WeftProxy p = switch (kind) {
             case PASS_THROUGH -> passThrough(bootstrapServers);
-            case TOPIC_WOVEN -> woven(bootstrapServers);
+            case TOPIC_WOVEN -> twoRoutes("topic-weave", bootstrapServers);
             case COLLAPSED -> collapsed(bootstrapServers);
+            case BRANCHED -> twoRoutes("branch", bootstrapServers);
         };
         try {
             Poll.until(READY, "the " + kind + " proxy to know its clusters' brokers", () -> p.readiness().isReady(),
@@ -271,7 +281,8 @@ public final class VirtualClusterFixture implements AutoCloseable {
         }
     }
 
-    private WeftProxy woven(String bootstrapServers) {
+    /** A router of {@code type} over route "primary" (c0, the suite's cluster) and route "side" (c1). */
+    private WeftProxy twoRoutes(String type, String bootstrapServers) {
         String sideBootstrap = side().bootstrapServers();
         return withFreePorts(1 + WOVEN_NODE_IDS, start -> """
                 server: { eventLoops: 2 %s }
@@ -281,16 +292,17 @@ public final class VirtualClusterFixture implements AutoCloseable {
                   c1: { bootstrap: "%s" }
                 routers:
                   weave:
-                    type: topic-weave
+                    type: %s
                     routes:
                       - { name: primary, target: { cluster: c0 } }
-                      - { name: side, target: { cluster: c1 } }
+                      - { name: side, target: { cluster: c1 }%s }
                 virtualClusters:
                   main:
                     target: { router: weave }
                     gateways:
                       - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
-                """.formatted(serverSettings, bootstrapServers, sideBootstrap, start, start + 1, WOVEN_NODE_IDS - 1));
+                """.formatted(serverSettings, bootstrapServers, sideBootstrap, type,
+                type.equals("branch") ? ", naming: { prefix: \"" + BRANCH_PREFIX + "\" }" : "", start, start + 1, WOVEN_NODE_IDS - 1));
     }
 
     private WeftProxy collapsed(String bootstrapServers) {

@@ -31,7 +31,15 @@ public enum VirtualClusterKind {
      * its single bind port) is the broker list; no client connection is bound to a broker, Produce and
      * Fetch are split by real leader, and a broker dying fails only its partitions.
      */
-    COLLAPSED;
+    COLLAPSED,
+
+    /**
+     * {@code target: { router: shadow }}: a branch router whose primary is the suite's cluster (route
+     * "primary", cluster c0) and whose branch takes a copy of every topic to the second one-broker
+     * cluster (route "side", c1) as {@code copy.<name>}; port-per-broker, like the woven kind, and only the
+     * primary shows. Produce plans carry copies (the BRANCH plan kind), sent once the primary answered.
+     */
+    BRANCHED;
 
     /**
      * Every kind, for {@code @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")}; only those

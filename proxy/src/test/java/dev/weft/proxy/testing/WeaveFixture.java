@@ -23,12 +23,17 @@ public final class WeaveFixture {
      *     indented by 4 spaces, or ""
      */
     public static WeftProxy start(List<KafkaCluster> clusters, List<String> routes, String routerSettings) {
+        return start("topic-weave", clusters, routes, routerSettings);
+    }
+
+    /** {@link #start(List, List, String)} with a router of another type (still named "weave"). */
+    public static WeftProxy start(String routerType, List<KafkaCluster> clusters, List<String> routes, String routerSettings) {
         int nodeIds = nodeIdCount(clusters);
         RuntimeException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int start = FreePorts.randomRange(1 + nodeIds);
             try {
-                return start(clusters, routes, routerSettings, "127.0.0.1", "127.0.0.1", start);
+                return start(routerType, clusters, routes, routerSettings, "127.0.0.1", "127.0.0.1", start);
             } catch (dev.weft.proxy.gateway.GatewayBindException e) {
                 last = e;
             }
@@ -51,6 +56,11 @@ public final class WeaveFixture {
      */
     public static WeftProxy start(List<KafkaCluster> clusters, List<String> routes, String routerSettings,
             String bindHost, String advertisedHost, int startPort) {
+        return start("topic-weave", clusters, routes, routerSettings, bindHost, advertisedHost, startPort);
+    }
+
+    private static WeftProxy start(String routerType, List<KafkaCluster> clusters, List<String> routes, String routerSettings,
+            String bindHost, String advertisedHost, int startPort) {
         StringBuilder clusterYaml = new StringBuilder();
         StringBuilder routeYaml = new StringBuilder();
         for (int k = 0; k < clusters.size(); k++) {
@@ -61,7 +71,7 @@ public final class WeaveFixture {
         String yaml = "server: { eventLoops: 2 }\n"
                 + "admin: { bind: \"127.0.0.1:0\" }\n"
                 + "clusters:\n" + clusterYaml
-                + "routers:\n  weave:\n    type: topic-weave\n    routes:\n" + routeYaml + routerSettings
+                + "routers:\n  weave:\n    type: " + routerType + "\n    routes:\n" + routeYaml + routerSettings
                 + "virtualClusters:\n  main:\n    target: { router: weave }\n    gateways:\n"
                 + "      - { name: plain, bind: \"" + bindHost + ":" + startPort + "\", advertisedHost: \"" + advertisedHost
                 + "\", brokerPorts: { start: " + (startPort + 1) + ", nodeIds: \"0-" + (nodeIds - 1) + "\" } }\n";

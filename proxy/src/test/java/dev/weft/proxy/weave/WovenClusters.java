@@ -45,6 +45,12 @@ final class WovenClusters implements AutoCloseable {
         return this;
     }
 
+    /** Starts Weft over the clusters with a router of {@code type} (named "weave"); routes as {@link #weave}. */
+    WovenClusters route(String type, List<String> routes) {
+        proxy = WeaveFixture.start(type, clusters, routes, "");
+        return this;
+    }
+
     KafkaCluster cluster(int i) {
         return clusters.get(i);
     }

@@ -50,6 +50,8 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     private byte[][] copyKey = new byte[8][];
     private int copyCount;
     private int unplacedCopies;
+    /** Per route, copies the planner could not place there (only routes in {@link #unplacedRoutes} are non-zero). */
+    private int[] unplacedByRoute = new int[4];
     private long unplacedRoutes;
 
     public RoutePlan(TopicNameCache names) {
@@ -83,6 +85,9 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         }
         sideCount = 0;
         copyCount = 0;
+        if (unplacedCopies > 0) {
+            Arrays.fill(unplacedByRoute, 0);
+        }
         unplacedCopies = 0;
         unplacedRoutes = 0;
         if (renumbered || keysPerPartition) {
@@ -266,10 +271,20 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
      * not known): counted as dropped, and the route's partition leaders are read again.
      */
     public void copyUnplaced(int route) {
-        unplacedCopies++;
-        if (route < Long.SIZE) {
-            unplacedRoutes |= 1L << route;
+        if (route >= Long.SIZE) {
+            throw new IllegalArgumentException("route " + route + ": branch routes are numbered below " + Long.SIZE);
         }
+        if (route >= unplacedByRoute.length) {
+            unplacedByRoute = Arrays.copyOf(unplacedByRoute, Math.max(route + 1, unplacedByRoute.length * 2));
+        }
+        unplacedByRoute[route]++;
+        unplacedCopies++;
+        unplacedRoutes |= 1L << route;
+    }
+
+    /** How many copies to {@code route} could not be placed. */
+    public int unplacedCopies(int route) {
+        return route < unplacedByRoute.length ? unplacedByRoute[route] : 0;
     }
 
     public int sideTargetCount() {

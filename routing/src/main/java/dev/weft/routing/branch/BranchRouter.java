@@ -86,4 +86,10 @@ final class BranchRouter implements Router {
     public boolean nestable() {
         return false;
     }
+
+    /** Only the primary: the branches see copies, whose batches carry no producer id. */
+    @Override
+    public boolean clientFacing(int route) {
+        return route == 0;
+    }
 }

@@ -147,6 +147,9 @@ class BranchRouterTest {
                 assertArrayEquals(key, plan.copyKey(0));
                 assertEquals(1, plan.unplacedCopies(), "orders p1 has no known leader on the branch");
                 assertEquals(1L << 1, plan.unplacedRoutes());
+                assertEquals(1, plan.unplacedCopies(1));
+                plan.reset(skim);
+                assertEquals(0, plan.copyCount() + plan.unplacedCopies() + plan.unplacedCopies(1) + plan.sideTargetCount(), "reset empties the copies");
             } finally {
                 frame.release();
             }
