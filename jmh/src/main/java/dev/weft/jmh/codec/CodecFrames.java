@@ -58,9 +58,17 @@ final class CodecFrames {
 
     /** Partitions per topic, in order: {@link #PARTITIONS_PER_TOPIC} each, the last one the rest. */
     static int[] topicSizes(int partitions) {
-        int[] sizes = new int[(partitions + PARTITIONS_PER_TOPIC - 1) / PARTITIONS_PER_TOPIC];
+        return topicSizes(partitions, PARTITIONS_PER_TOPIC);
+    }
+
+    /** Partitions per topic, in order: {@code perTopic} each, the last one the rest. */
+    static int[] topicSizes(int partitions, int perTopic) {
+        if (perTopic < 1) {
+            throw new IllegalArgumentException("partitions per topic must be at least 1: " + perTopic);
+        }
+        int[] sizes = new int[(partitions + perTopic - 1) / perTopic];
         for (int t = 0; t < sizes.length; t++) {
-            sizes[t] = Math.min(PARTITIONS_PER_TOPIC, partitions - t * PARTITIONS_PER_TOPIC);
+            sizes[t] = Math.min(perTopic, partitions - t * perTopic);
         }
         return sizes;
     }

@@ -30,9 +30,14 @@ final class FetchFrames {
 
     /** A consumer's Fetch request (no session, READ_UNCOMMITTED, rack "rack-a") for {@code partitions} partitions. */
     static FetchRequestData request(short version, int partitions) {
+        return request(version, partitions, CodecFrames.PARTITIONS_PER_TOPIC);
+    }
+
+    /** The same with topics of at most {@code perTopic} partitions ({@link CodecFrames#topicSizes(int, int)}). */
+    static FetchRequestData request(short version, int partitions, int perTopic) {
         FetchRequestData data = new FetchRequestData().setMaxWaitMs(500).setMinBytes(1).setMaxBytes(50 * 1024 * 1024)
                 .setIsolationLevel((byte) 0).setSessionId(0).setSessionEpoch(-1).setRackId("rack-a");
-        int[] sizes = CodecFrames.topicSizes(partitions);
+        int[] sizes = CodecFrames.topicSizes(partitions, perTopic);
         Uuid[] ids = CodecFrames.topicIds(sizes.length, partitions * 31L + version);
         for (int t = 0; t < sizes.length; t++) {
             FetchTopic topic = new FetchTopic();

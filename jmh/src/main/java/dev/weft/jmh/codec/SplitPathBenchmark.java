@@ -54,8 +54,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * <p>Parameters: {@code partitions} ∈ {3, 30, 99} (topics of at most 10 partitions, {@link CodecFrames}),
  * {@code batchBytes} ∈ {1 KiB, 64 KiB, 1 MiB} (one batch per partition; a Fetch request carries none, so
  * {@code fetchSplit} has no such parameter), {@code version}: Produce 9 (names, flexible) and 13 (ids),
- * Fetch 12 (names) and 17 (ids). The allocator is the proxy's ({@link BufferPolicy#sharedPooledDirect()});
- * node ids go through {@link NodeEndpointRewriter#IDENTITY} (the answers carry no leader hints or
+ * Fetch 12 (names) and 17 (ids); {@code fetchSplit} also {@code partitionsPerTopic} (the layout: 10, the
+ * default, as above; e.g. {@code -p partitionsPerTopic=99} puts up to 99 partitions in one topic, so every
+ * part of a round-robin split has one topic entry instead of one per topic). The allocator is the
+ * proxy's ({@link BufferPolicy#sharedPooledDirect()}); node ids go through {@link NodeEndpointRewriter#IDENTITY} (the answers carry no leader hints or
  * endpoints). {@code gc.alloc.rate.norm} counts heap bytes only. Every trial checks the results once
  * (partitions, records bytes, no synthesized error) and at its end that every retained slice was released
  * (the client's and upstream frames are back to one reference), so nothing leaks.
@@ -218,6 +220,13 @@ public class SplitPathBenchmark {
         public int upstreams;
         @Param({"3", "30", "99"})
         public int partitions;
+        /**
+         * The layout: topics of at most this many partitions. 10 is the layout of every codec benchmark
+         * ({@link CodecFrames#PARTITIONS_PER_TOPIC}; with round robin a 3-way split repeats every topic in
+         * every part); 99 puts up to 99 partitions in one topic (every part then has one topic entry).
+         */
+        @Param({"10"})
+        public int partitionsPerTopic;
 
         ByteBuf request;
         RoutePlan plan;
@@ -227,17 +236,33 @@ public class SplitPathBenchmark {
 
         @Setup(Level.Trial)
         public void setUp() {
-            request = FetchFrames.requestFrame(POOLED, version, 42, FetchFrames.request(version, partitions));
-            plan = roundRobin(skim.wrap(request), upstreams);
+            request = FetchFrames.requestFrame(POOLED, version, 42, FetchFrames.request(version, partitions, partitionsPerTopic));
+            int topics = (partitions + partitionsPerTopic - 1) / partitionsPerTopic;
+            if (skim.wrap(request).topicCount() != topics) {
+                throw new IllegalStateException("the Fetch request has " + skim.topicCount() + " topics, not " + topics);
+            }
+            plan = roundRobin(skim, upstreams);
             out = new ByteBuf[upstreams];
             split();
             int seen = 0;
+            int entries = 0;
             for (int r = 0; r < upstreams; r++) {
                 FetchRequestSkim sub = new FetchRequestSkim().wrap(out[r].skipBytes(4));
                 if (sub.partitionCount() != (partitions - r + upstreams - 1) / upstreams || sub.sessionEpoch() != -1) {
                     throw new IllegalStateException("Fetch sub-request " + r + " has " + sub.partitionCount() + " partitions");
                 }
                 seen += sub.partitionCount();
+                entries += sub.topicCount();
+            }
+            // Round robin: a part holds a topic iff one of the topic's partitions i has i % upstreams == part.
+            int expected = 0;
+            for (int t = 0, first = 0; t < topics; t++) {
+                int size = Math.min(partitionsPerTopic, partitions - first);
+                expected += Math.min(size, upstreams);
+                first += size;
+            }
+            if (entries != expected) {
+                throw new IllegalStateException("Fetch sub-requests hold " + entries + " topic entries, not " + expected);
             }
             releaseOut();
             if (seen != partitions) {
