@@ -1,6 +1,7 @@
 package dev.weft.routing.topicweave;
 
 import dev.weft.routing.VisibleTopic;
+import dev.weft.routing.topology.TopicIdIndex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,7 +10,7 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * The lookups every topic view needs over its visible topics, built once per snapshot: by virtual
- * name, by virtual id, and per route by real name and real id. Id lookups go through {@link UuidIndex}
+ * name, by virtual id, and per route by real name and real id. Id lookups go through {@link TopicIdIndex}
  * (no key object per request). When two topics of a route share a real name or id (inconsistent
  * metadata), the first in {@code visible} order wins. Immutable.
  */
@@ -17,22 +18,22 @@ public final class VisibleTopicIndex {
 
     private final List<VisibleTopic> visible;
     private final Map<String, VisibleTopic> byVirtualName = new HashMap<>();
-    private final UuidIndex byVirtualId;
+    private final TopicIdIndex byVirtualId;
     private final List<Map<String, VisibleTopic>> byRealName = new ArrayList<>();
-    private final UuidIndex[] byRealId;
+    private final TopicIdIndex[] byRealId;
 
     /** @param routes how many routes the topics' {@link VisibleTopic#route()} index into */
     public VisibleTopicIndex(List<VisibleTopic> visible, int routes) {
         this.visible = List.copyOf(visible);
-        this.byVirtualId = new UuidIndex(this.visible.size());
+        this.byVirtualId = new TopicIdIndex(this.visible.size());
         int[] perRoute = new int[routes];
         for (VisibleTopic t : this.visible) {
             perRoute[t.route()]++;
         }
-        this.byRealId = new UuidIndex[routes];
+        this.byRealId = new TopicIdIndex[routes];
         for (int k = 0; k < routes; k++) {
             byRealName.add(new HashMap<>());
-            byRealId[k] = new UuidIndex(perRoute[k]);
+            byRealId[k] = new TopicIdIndex(perRoute[k]);
         }
         for (int i = 0; i < this.visible.size(); i++) {
             VisibleTopic t = this.visible.get(i);

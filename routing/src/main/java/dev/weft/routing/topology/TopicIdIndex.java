@@ -1,13 +1,14 @@
 package dev.weft.routing.topology;
 
 /**
- * An open-addressing map from a 128-bit topic id (two longs) to a slot number, built once per
- * {@link PartitionLeadership} snapshot and read-only afterwards (safe for any number of readers once
- * published). A lookup allocates nothing. The zero id is never a key.
+ * An open-addressing map from a 128-bit topic id (two longs) to a non-negative int, built once per
+ * snapshot (a {@link PartitionLeadership}, a topic catalog) and read-only afterwards (safe for any
+ * number of readers once published). A lookup allocates nothing: a {@code Map<Uuid, ?>} would need a key
+ * object per request.
  */
-final class TopicIdIndex {
+public final class TopicIdIndex {
 
-    static final TopicIdIndex EMPTY = new TopicIdIndex(0);
+    public static final TopicIdIndex EMPTY = new TopicIdIndex(0);
 
     private final long[] msb;
     private final long[] lsb;
@@ -15,7 +16,8 @@ final class TopicIdIndex {
     private final int[] values;
     private final int mask;
 
-    TopicIdIndex(int expected) {
+    /** Room for {@code expected} keys (more are not supported). */
+    public TopicIdIndex(int expected) {
         int capacity = Integer.highestOneBit(Math.max(4, expected * 2 + 1) - 1) << 1;
         msb = new long[capacity];
         lsb = new long[capacity];
@@ -30,22 +32,41 @@ final class TopicIdIndex {
         return (int) (h ^ (h >>> 32)) & mask;
     }
 
-    /** Maps the id to {@code slot}, replacing an earlier mapping; ignores the zero id. At most {@code expected} keys. */
-    void put(long hi, long lo, int slot) {
+    /** Maps the id to {@code value}, replacing an earlier mapping; ignores the zero id. */
+    public void put(long hi, long lo, int value) {
         if (hi == 0 && lo == 0) {
             return;
         }
+        values[find(hi, lo)] = value + 1;
+    }
+
+    /**
+     * Maps the id to {@code value} unless it is mapped already (then the first value stays).
+     *
+     * @return false when the id was present
+     */
+    public boolean putIfAbsent(long hi, long lo, int value) {
+        int i = find(hi, lo);
+        if (values[i] != 0) {
+            return false;
+        }
+        values[i] = value + 1;
+        return true;
+    }
+
+    /** The cell holding the id, or the empty cell where it goes (its key written). */
+    private int find(long hi, long lo) {
         int i = cell(hi, lo);
         while (values[i] != 0 && (msb[i] != hi || lsb[i] != lo)) {
             i = (i + 1) & mask;
         }
         msb[i] = hi;
         lsb[i] = lo;
-        values[i] = slot + 1;
+        return i;
     }
 
-    /** The slot for the id, or -1. */
-    int get(long hi, long lo) {
+    /** The value for the id, or -1. */
+    public int get(long hi, long lo) {
         int i = cell(hi, lo);
         while (values[i] != 0) {
             if (msb[i] == hi && lsb[i] == lo) {
