@@ -284,7 +284,7 @@ class UpstreamFailureTest {
             assertEquals(cutsBefore + 1, CUT.count(), "the relay cut one Metadata response: " + CUT.log());
             assertEquals(41, KafkaWire.correlationId(body));
             MetadataResponseData degraded = (MetadataResponseData) KafkaWire.parseResponse(ApiKeys.METADATA, (short) 12, body);
-            if (kind == VirtualClusterKind.TOPIC_WOVEN || kind == VirtualClusterKind.BRANCHED) {
+            if (kind.listsBrokersOfTwoClusters()) {
                 assertEquals(fixture.side().brokerIds().size(), degraded.brokers().size(),
                         "only the side cluster's brokers: the primary did not answer " + degraded.brokers());
                 degraded.topics().stream().filter(t -> kafkaTopics().contains(t.name())).forEach(t -> t.partitions().forEach(

@@ -81,6 +81,15 @@ public enum VirtualClusterKind {
     }
 
     /**
+     * Whether the proxy's Metadata lists the brokers of two clusters (the woven kind's routes, the
+     * branched kind's primary and branch: mirrored node ids of every route), so a route that does not
+     * answer leaves the other's brokers.
+     */
+    public boolean listsBrokersOfTwoClusters() {
+        return this == TOPIC_WOVEN || this == BRANCHED;
+    }
+
+    /**
      * Whether each client connection is bound to one upstream broker connection (a broker port's
      * broker; a bootstrap connection's first one), so that broker failing closes the client connection.
      * Collapsed binds none: a broker failing fails only its partitions.
