@@ -72,11 +72,9 @@ final class RoutersReader {
         Map<String, RouteTarget> roots = new LinkedHashMap<>();
         boolean anyRouter = !routers.isEmpty();
         for (VirtualClusterConfig vc : virtualClusters.values()) {
-            if (vc.targetRouter() != null) {
-                roots.put(vc.name(), new RouterTarget(vc.targetRouter()));
-                anyRouter = true;
-            } else if (vc.targetCluster() != null) {
-                roots.put(vc.name(), new ClusterTarget(vc.targetCluster()));
+            if (vc.target() != null) {
+                roots.put(vc.name(), vc.target());
+                anyRouter |= vc.target() instanceof RouterTarget;
             }
         }
         if (!anyRouter) {

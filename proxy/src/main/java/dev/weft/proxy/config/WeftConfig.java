@@ -197,5 +197,11 @@ public record WeftConfig(
                 java.util.List<GatewayConfig> gateways) {
             this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of());
         }
+
+        /** What the virtual cluster targets, as the routing graph names it (null when the config names neither). */
+        public dev.weft.routing.dag.RouteTarget target() {
+            return targetRouter != null ? new dev.weft.routing.dag.RouterTarget(targetRouter)
+                    : targetCluster != null ? new dev.weft.routing.dag.ClusterTarget(targetCluster) : null;
+        }
     }
 }

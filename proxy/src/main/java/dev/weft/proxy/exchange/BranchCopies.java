@@ -246,7 +246,7 @@ final class BranchCopies implements UpstreamLink.Exchange {
     }
 
     /** At most one line a second per process: a branch that refuses everything must not flood the log. */
-    private static final java.util.concurrent.atomic.AtomicLong LAST_WARN_NANOS = new java.util.concurrent.atomic.AtomicLong();
+    private static final dev.weft.iocore.time.AtMostEvery WARN = new dev.weft.iocore.time.AtMostEvery(java.time.Duration.ofSeconds(1));
 
     private void warnSometimes(int route, ProduceResponseSkim answer, int i, short error) {
         int t = answer.partitionTopic(i);
@@ -255,9 +255,7 @@ final class BranchCopies implements UpstreamLink.Exchange {
     }
 
     private void warnSometimes(String what, Object... args) {
-        long now = System.nanoTime();
-        long last = LAST_WARN_NANOS.get();
-        if (now - last >= java.util.concurrent.TimeUnit.SECONDS.toNanos(1) && LAST_WARN_NANOS.compareAndSet(last, now)) {
+        if (WARN.tryPass()) {
             LOG.warn("virtual cluster '" + host.virtualClusterName() + "': " + what
                     + " (counted in weft_branch_copies_total; the primary is not affected)", args);
         }

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -38,7 +37,7 @@ final class CatalogKeeper implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Consumer<TopicCollision> onNewCollision;
     private final AtomicReference<CompletableFuture<HotCatalog>> running = new AtomicReference<>();
-    private final AtomicLong lastSoonNanos = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
+    private final dev.weft.iocore.time.AtMostEvery soon = new dev.weft.iocore.time.AtMostEvery(java.time.Duration.ofSeconds(1));
     private volatile HotCatalog current;
     private volatile List<List<RealTopic>> lastTopics;
 
@@ -67,9 +66,7 @@ final class CatalogKeeper implements AutoCloseable {
 
     /** A refresh soon, unless one ran in the last second. */
     void refreshSoon() {
-        long now = System.nanoTime();
-        long last = lastSoonNanos.get();
-        if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastSoonNanos.compareAndSet(last, now)) {
+        if (soon.tryPass()) {
             refresh();
         }
     }

@@ -13,10 +13,8 @@ import dev.weft.routing.compose.LeafRouter;
 import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.node.NodeIdMapping;
 import org.apache.kafka.common.protocol.ApiKeys;
-import dev.weft.routing.dag.ClusterTarget;
 import dev.weft.routing.dag.InvalidRoutingException;
 import dev.weft.routing.dag.RouteTarget;
-import dev.weft.routing.dag.RouterTarget;
 import dev.weft.routing.dag.RoutingGraph;
 import java.util.LinkedHashMap;
 import java.time.Duration;
@@ -49,8 +47,7 @@ public final class VirtualClusters {
     public static VirtualClusterRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
             String replicaId) {
         Map<String, RouteTarget> targets = new LinkedHashMap<>();
-        config.virtualClusters().forEach((name, v) -> targets.put(name,
-                v.targetRouter() != null ? new RouterTarget(v.targetRouter()) : new ClusterTarget(v.targetCluster())));
+        config.virtualClusters().forEach((name, v) -> targets.put(name, v.target()));
         RoutingGraph graph;
         Map<String, Router> routers;
         try {

@@ -42,8 +42,7 @@ public final class UpstreamCluster implements AutoCloseable {
     private final String name;
     private final List<InetSocketAddress> bootstrap;
     private final TopologyHolder topology;
-    private final java.util.concurrent.atomic.AtomicLong lastLeaderRefreshNanos =
-            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - java.util.concurrent.TimeUnit.SECONDS.toNanos(2));
+    private final dev.weft.iocore.time.AtMostEvery leaderRefresh = new dev.weft.iocore.time.AtMostEvery(Duration.ofSeconds(1));
     private final Map<String, Object> clientProperties;
     private final SslContext tls;
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -173,9 +172,7 @@ public final class UpstreamCluster implements AutoCloseable {
      *     never completes exceptionally: a failure is logged and the cache keeps what it knew
      */
     public CompletableFuture<Void> refreshLeadersSoon() {
-        long now = System.nanoTime();
-        long last = lastLeaderRefreshNanos.get();
-        if (now - last < java.util.concurrent.TimeUnit.SECONDS.toNanos(1) || !lastLeaderRefreshNanos.compareAndSet(last, now)) {
+        if (!leaderRefresh.tryPass()) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> done = new CompletableFuture<>();

@@ -1,5 +1,6 @@
 package dev.weft.proxy.collapsed;
 
+import dev.weft.proxy.testing.AckTally;
 import dev.weft.proxy.testing.ScrapedMetrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -175,19 +176,11 @@ class CollapsedBrokerKillTest {
         viaProxyConfig.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         int[] viaProxy = countByIndex(Wire.readAll(viaProxyConfig, TOPIC, "proxy"), "through the proxy");
 
-        int missingDirect = 0;
-        int missingProxy = 0;
-        int duplicates = 0;
-        int unackedPresent = 0;
-        for (int i = 0; i < RECORDS; i++) {
-            if (status.get(i) == 1) {
-                missingDirect += direct[i] == 0 ? 1 : 0;
-                missingProxy += viaProxy[i] == 0 ? 1 : 0;
-            } else if (direct[i] > 0) {
-                unackedPresent++;
-            }
-            duplicates += Math.max(0, direct[i] - 1) + Math.max(0, viaProxy[i] - 1);
-        }
+        AckTally tally = AckTally.of(status, direct, viaProxy);
+        int missingDirect = tally.missingDirect();
+        int missingProxy = tally.missingProxy();
+        int duplicates = tally.duplicates();
+        int unackedPresent = tally.unackedPresent();
         long victimAcksAfterKill = 0;
         long lastGapNanos = 0;
         List<Long> ackTimes = new ArrayList<>();

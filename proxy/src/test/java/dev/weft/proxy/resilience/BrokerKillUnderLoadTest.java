@@ -1,5 +1,6 @@
 package dev.weft.proxy.resilience;
 
+import dev.weft.proxy.testing.AckTally;
 import dev.weft.proxy.testing.Poll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -194,19 +195,11 @@ class BrokerKillUnderLoadTest {
 
         int[] direct = countByIndex(kafka.bootstrapServers(), "direct");
         int[] viaProxy = countByIndex(fixture.bootstrap(kind), "through the proxy");
-        int missingDirect = 0;
-        int missingProxy = 0;
-        int duplicates = 0;
-        int unackedPresent = 0;
-        for (int i = 0; i < RECORDS; i++) {
-            if (status.get(i) == 1) {
-                missingDirect += direct[i] == 0 ? 1 : 0;
-                missingProxy += viaProxy[i] == 0 ? 1 : 0;
-            } else if (direct[i] > 0) {
-                unackedPresent++;
-            }
-            duplicates += Math.max(0, direct[i] - 1) + Math.max(0, viaProxy[i] - 1);
-        }
+        AckTally tally = AckTally.of(status, direct, viaProxy);
+        int missingDirect = tally.missingDirect();
+        int missingProxy = tally.missingProxy();
+        int duplicates = tally.duplicates();
+        int unackedPresent = tally.unackedPresent();
 
         // Stalls: the longest pause in acknowledgements, overall and on the killed broker's partitions.
         long[] all = new long[acked.get()];
