@@ -1,9 +1,10 @@
 #!/bin/sh
 # Compare performance reports (weft-report/v1 load/soak files, or JMH -rf json files).
 #   perf-reports/compare.sh compare A.json B.json [C.json ...] [--html out.html] [--baseline A]
-#       [--threshold throughput=5%,p99=10%,p999=20%,score=10%,alloc=5%] [--fail-on-regression]
+#       [--threshold throughput=5%,p99=10%,p999=20%,score=10%,alloc=5%] [--gate perf-reports/gates/issue-10.json]
+#       [--fail-on-regression]
 # Builds perf-reports (into target-reports/) when its classes are missing or older than the sources.
-# Exit codes: 0 ok, 1 regression with --fail-on-regression, 2 usage or input error, 3 no JDK 25.
+# Exit codes: 0 ok, 1 regression or missed gate goal with --fail-on-regression, 2 usage or input error, 3 no JDK 25.
 set -e
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"

@@ -3,10 +3,12 @@ package dev.weft.perfreports;
 import dev.weft.perfreports.model.Integrity;
 import dev.weft.perfreports.model.Latency;
 import dev.weft.perfreports.model.Machine;
+import dev.weft.perfreports.model.PhaseStats;
 import dev.weft.perfreports.model.RatioToDirect;
 import dev.weft.perfreports.model.Report;
 import dev.weft.perfreports.model.Result;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -27,8 +29,13 @@ public final class LoadCompare {
   public record Run(String name, String label, Report report) {}
 
   public static final List<String> SCENARIO_HEADERS = List.of(
-      "run", "target", "rec/s", "MB/s", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "CPU s/GB", "RSS MiB",
+      "run", "target", "rec/s", "MB/s", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "CPU s/GB",
+      "phase CPU s/GB", "syscalls/MB", "ctx sw/MB", "syscr/syscw per MB", "RSS MiB",
       "rec/s ×direct", "p99 ×direct", "Δrec/s", "Δp99", "Δp99.9", "flag");
+
+  static final String PHASE_NOTE = "CPU s/GB: whole slices; phase CPU s/GB, syscalls/MB, context switches/MB, syscr/syscw"
+      + " (/proc/PID/io) per MB: of the phase the row measures (produce, e2e: producer + concurrent consumer;"
+      + " consume: the catch-up read), per 10^9 / 10^6 record bytes the proxy moved in it";
 
   public static Comparison compare(List<Run> runs, int baseline, Thresholds th) {
     List<Table> tables = new ArrayList<>();
@@ -49,6 +56,8 @@ public final class LoadCompare {
       }
       for (Run run : runs) for (Result r : run.report().results(scenario)) targets.add(String.valueOf(r.target()));
       Table t = new Table("scenario " + scenario + describe(first), SCENARIO_HEADERS, 2);
+      Map<String, List<String>> syscallsAbsent = new LinkedHashMap<>();
+      boolean anyPhase = false;
       for (Run run : runs) {
         for (String target : targets) {
           Result r = run.report().result(scenario, target);
@@ -83,17 +92,27 @@ public final class LoadCompare {
             p99Ratio = given == null ? null : given.p99();
           }
           boolean isBase = run == base;
+          PhaseStats ph = r.proxy() == null ? null : r.proxy().phase();
+          anyPhase |= ph != null;
+          if (ph != null && ph.syscallsAbsent() != null) {
+            syscallsAbsent.computeIfAbsent(ph.syscallsAbsent(), k -> new ArrayList<>()).add(run.name() + " " + target);
+          }
           t.addRow(List.of(
               run.name(), target,
               Fmt.count(r.recordsPerSec()), Fmt.dec(r.mbPerSec(), 1),
               Fmt.count(p(r, 50)), Fmt.count(p(r, 99)), Fmt.count(p(r, 999)), Fmt.count(p(r, 0)),
               r.proxy() == null ? Fmt.NONE : Fmt.dec(r.proxy().cpuSecondsPerGB(), 2),
+              ph == null ? Fmt.NONE : Fmt.dec(ph.cpuSecondsPerGB(), 2), ph == null ? Fmt.NONE : Fmt.sig(ph.syscallsPerMB()),
+              ph == null ? Fmt.NONE : Fmt.sig(ph.contextSwitchesPerMB()),
+              ph == null ? Fmt.NONE : Fmt.sig(ph.syscrPerMB()) + " / " + Fmt.sig(ph.syscwPerMB()),
               r.proxy() == null ? Fmt.NONE : Fmt.mib(r.proxy().peakRssBytes()),
               Fmt.ratio(rpsRatio), Fmt.ratio(p99Ratio),
               isBase ? "base" : Fmt.pct(dRps), isBase ? "base" : Fmt.pct(dP99), isBase ? "base" : Fmt.pct(dP999),
               flags.isEmpty() ? "" : "✗ " + String.join(",", flags)), !flags.isEmpty());
         }
       }
+      syscallsAbsent.forEach((why, rows) -> t.addNote("syscalls/MB absent (" + String.join(", ", rows) + "): " + why));
+      if (anyPhase) t.addNote(PHASE_NOTE);
       tables.add(t);
     }
     return new Comparison(tables, regressions);

@@ -17,8 +17,8 @@ import java.util.Set;
 
 /**
  * {@code compare A.json B.json [C.json ...] [--html out.html] [--baseline A] [--threshold ...]
- * [--fail-on-regression]}. Exit codes: 0 done (regressions only printed), 1 regressions found with
- * --fail-on-regression, 2 bad usage or unreadable input.
+ * [--gate FILE] [--fail-on-regression]}. Exit codes: 0 done (regressions only printed), 1 regressions
+ * found or gate goals missed with --fail-on-regression, 2 bad usage or unreadable input.
  */
 public final class PerfReportsMain {
   public static final int OK = 0;
@@ -32,8 +32,10 @@ public final class PerfReportsMain {
         --baseline RUN      the run others are compared to: its letter (A, B, ...), file name or path;
                             default the first file
         --threshold SPEC    e.g. throughput=5%,p99=10%,p999=20%,score=10%,alloc=5% (defaults shown)
-        --fail-on-regression  exit 1 when any regression is found
-      exit codes: 0 ok, 1 regression (with --fail-on-regression), 2 usage or input error
+        --gate FILE         check the goals of a weft-gate/v1 file within each weft-report run on its own
+                            (e.g. perf-reports/gates/issue-10.json): prints each goal, figure, pass/fail
+        --fail-on-regression  exit 1 when any regression is found or any gate goal is missed
+      exit codes: 0 ok, 1 regression or missed goal (with --fail-on-regression), 2 usage or input error
       """;
 
   private PerfReportsMain() {}
@@ -62,6 +64,7 @@ public final class PerfReportsMain {
     String baseline = null;
     Thresholds th = Thresholds.DEFAULT;
     boolean failOnRegression = false;
+    Gate gate = null;
     try {
       for (int i = 1; i < args.length; i++) {
         String a = args[i];
@@ -70,6 +73,7 @@ public final class PerfReportsMain {
           case "--baseline" -> baseline = value(args, ++i, a);
           case "--threshold", "--thresholds" -> th = Thresholds.parse(value(args, ++i, a));
           case "--fail-on-regression" -> failOnRegression = true;
+          case "--gate" -> gate = Gate.read(Path.of(value(args, ++i, a)));
           default -> {
             if (a.startsWith("--")) throw new IllegalArgumentException("unknown option " + a);
             files.add(Path.of(a));
@@ -84,6 +88,9 @@ public final class PerfReportsMain {
     }
 
     Comparison cmp;
+    List<Table> gateTables = new ArrayList<>();
+    List<String> missed = new ArrayList<>();
+    List<String> gateSummaries = new ArrayList<>();
     List<Html.Image> images = new ArrayList<>();
     String kind;
     try {
@@ -115,7 +122,19 @@ public final class PerfReportsMain {
         }
         cmp = LoadCompare.compare(runs, base, th);
         if (html != null) images = loadCharts(runs);
+        for (int i = 0; gate != null && i < runs.size(); i++) {
+          String run = runs.get(i).name() + " (" + runs.get(i).label() + ")";
+          List<Gate.Outcome> outcomes = gate.check(trees.get(i));
+          gateTables.add(gate.table(run, outcomes));
+          gateSummaries.add("Gate " + gate.title() + ", run " + run + ": " + Gate.summary(outcomes) + ".");
+          for (Gate.Outcome o : outcomes) {
+            if (o.verdict() == Gate.Verdict.FAIL) {
+              missed.add("goal missed, run " + runs.get(i).name() + ": " + o.goal().name() + ": " + Fmt.sig(o.measured()) + ", needs " + o.detail());
+            }
+          }
+        }
       } else if (allJmh) {
+        if (gate != null) throw new IllegalArgumentException("--gate checks weft-report/v1 files, not JMH");
         kind = "JMH";
         List<JmhCompare.Run> runs = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
@@ -154,16 +173,26 @@ public final class PerfReportsMain {
       out.println("✗ " + regs.size() + " regression(s):");
       for (String r : regs) out.println("  ✗ " + r);
     }
+    for (Table t : gateTables) {
+      out.println();
+      out.print(t.renderText());
+    }
+    for (String s : gateSummaries) out.println(s);
+    for (String m : missed) out.println("  ✗ " + m);
     if (html != null) {
+      List<Table> tables = new ArrayList<>(cmp.tables());
+      tables.addAll(gateTables);
+      List<String> problems = new ArrayList<>(regs);
+      problems.addAll(missed);
       try {
-        Html.write(html, Html.render("Weft performance comparison (" + kind + ")", preamble, cmp.tables(), regs, images));
+        Html.write(html, Html.render("Weft performance comparison (" + kind + ")", preamble, tables, problems, images));
         out.println("HTML: " + html.toAbsolutePath());
       } catch (IOException e) {
         err.println("error: writing " + html + ": " + e.getMessage());
         return USAGE;
       }
     }
-    return failOnRegression && !regs.isEmpty() ? REGRESSION : OK;
+    return failOnRegression && !(regs.isEmpty() && missed.isEmpty()) ? REGRESSION : OK;
   }
 
   static List<Html.Image> loadCharts(List<LoadCompare.Run> runs) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.weft.perfreports.model.Fault;
 import dev.weft.perfreports.model.Integrity;
 import dev.weft.perfreports.model.Machine;
+import dev.weft.perfreports.model.PhaseStats;
 import dev.weft.perfreports.model.ProxyStats;
 import dev.weft.perfreports.model.Report;
 import dev.weft.perfreports.model.ReportJson;
@@ -113,6 +114,30 @@ class CompareTest {
   }
 
   @Test
+  void phaseCostsShowBesideCpuWithTheReasonWhenSyscallsAreAbsent() {
+    Histogram h = uniform(100, 1);
+    Report r = Report.builder(Report.KIND_LOAD)
+        .result(Result.measured("direct", "produce", null, 1000, 1.0, 1000, h))
+        .result(Result.measured("weft", "produce", null, 1000, 1.0, 1000, h).withProxy(new ProxyStats(0.5, 1L << 27,
+            new PhaseStats("produce", 1_000_000L, 0.42, 812.5, null, 95.25, 30.0, 12.5))))
+        .result(Result.measured("haproxy", "produce", null, 1000, 1.0, 1000, h).withProxy(new ProxyStats(0.6, 1L << 24,
+            new PhaseStats("produce", 1_000_000L, 0.61, null, "perf stat failed: no permission", 120.0, 0.5, 0.25))))
+        .build();
+    Table t = LoadCompare.compare(runs(r), 0, Thresholds.DEFAULT).table("scenario produce");
+    assertEquals("0.50", t.cell("CPU s/GB", "A", "weft"));
+    assertEquals("0.42", t.cell("phase CPU s/GB", "A", "weft"));
+    assertEquals("813", t.cell("syscalls/MB", "A", "weft"));
+    assertEquals("95.3", t.cell("ctx sw/MB", "A", "weft"));
+    assertEquals("30.0 / 12.5", t.cell("syscr/syscw per MB", "A", "weft"));
+    assertEquals("128", t.cell("RSS MiB", "A", "weft"));
+    assertEquals("—", t.cell("syscalls/MB", "A", "haproxy"));
+    assertEquals("—", t.cell("syscalls/MB", "A", "direct"));
+    assertTrue(t.notes().contains("syscalls/MB absent (A haproxy): perf stat failed: no permission"), t.notes().toString());
+    assertTrue(t.notes().contains(LoadCompare.PHASE_NOTE), t.notes().toString());
+    assertTrue(t.renderHtml().contains("syscalls/MB absent"), "the HTML has the same table and notes");
+  }
+
+  @Test
   void latencyGrowthBeyondThresholdIsFlagged() {
     Comparison c = LoadCompare.compare(runs(run("base", 95_000, 1, 0), run("slow tail", 95_000, 2, 0)), 0, Thresholds.DEFAULT);
     Table t = c.table("scenario produce-max");
@@ -139,7 +164,8 @@ class CompareTest {
         {"schema":"weft-report/v1","kind":"load","results":[{"target":"weft","scenario":"produce-max"}]}""");
     Comparison c = LoadCompare.compare(runs(bare, bare), 0, Thresholds.DEFAULT);
     Table t = c.table("scenario produce-max");
-    for (String h : List.of("rec/s", "MB/s", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "CPU s/GB", "RSS MiB",
+    for (String h : List.of("rec/s", "MB/s", "p50 µs", "p99 µs", "p99.9 µs", "max µs", "CPU s/GB", "phase CPU s/GB",
+        "syscalls/MB", "ctx sw/MB", "syscr/syscw per MB", "RSS MiB",
         "rec/s ×direct", "p99 ×direct", "Δrec/s", "Δp99", "Δp99.9")) {
       assertEquals("—", t.cell(h, "B", "weft"), h);
     }

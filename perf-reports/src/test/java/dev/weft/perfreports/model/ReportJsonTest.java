@@ -50,6 +50,26 @@ class ReportJsonTest {
   }
 
   @Test
+  void phaseStatsRoundTripAndOldProxyObjectsStillRead() {
+    PhaseStats phase = new PhaseStats("produce", 2_000_000_000L, 0.41, 812.5, null, 95.0, 30.1, 12.0);
+    PhaseStats noPerf = new PhaseStats("consume", 1_000_000_000L, 0.2, null, "perf not on PATH", 40.0, 1.0, 2.0);
+    Report r = Report.builder(Report.KIND_LOAD)
+        .result(Result.measured("weft", "produce", null, 1024, 1.0, 10, null).withProxy(new ProxyStats(0.3, 1L, phase)))
+        .result(Result.measured("weft", "consume", null, 1024, 1.0, 10, null).withProxy(new ProxyStats(0.3, 1L, noPerf)))
+        .build();
+    String json = ReportJson.toJson(r);
+    assertEquals(r, ReportJson.parse(json));
+    assertTrue(json.contains("\"syscallsAbsent\" : \"perf not on PATH\""), json);
+    assertTrue(!json.contains("\"syscallsPerMB\" : null"), "an absent count is left out, never written as 0 or null");
+    // a report written before proxy.phase existed
+    Report old = ReportJson.parse("""
+        {"schema":"weft-report/v1","kind":"load","results":[{"target":"weft","scenario":"produce",
+         "proxy":{"cpuSecondsPerGB":0.35,"peakRssBytes":220000000}}]}""");
+    assertEquals(new ProxyStats(0.35, 220_000_000L), old.results().getFirst().proxy());
+    assertNull(old.results().getFirst().proxy().phase());
+  }
+
+  @Test
   void minimalReportReadsWithAbsentFieldsAsNull() {
     Report r = ReportJson.parse("""
         {"schema":"weft-report/v1","kind":"load","results":[{"target":"weft","scenario":"s","unknown":1}],
