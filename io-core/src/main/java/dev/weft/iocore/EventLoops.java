@@ -48,9 +48,11 @@ public final class EventLoops implements AutoCloseable {
     private final List<IoEventLoop> cores;
     private final Map<EventExecutor, Integer> coreIndexes;
     private final int[] pinnedCpus;
+    /** Bytes from which writes use zero-copy send; 0 when off or when the transport has no such send. */
+    private final int zeroCopySendThreshold;
 
     private EventLoops(TransportSelection selection, IoHandlerFactory ioHandlerFactory, MultiThreadIoEventLoopGroup group,
-            List<IoEventLoop> cores, int[] pinnedCpus) {
+            List<IoEventLoop> cores, int[] pinnedCpus, int zeroCopySendThreshold) {
         this.selection = selection;
         this.ioHandlerFactory = ioHandlerFactory;
         this.group = group;
@@ -61,6 +63,7 @@ public final class EventLoops implements AutoCloseable {
         }
         this.coreIndexes = indexes;
         this.pinnedCpus = pinnedCpus;
+        this.zeroCopySendThreshold = zeroCopySendThreshold;
     }
 
     /**
@@ -99,9 +102,17 @@ public final class EventLoops implements AutoCloseable {
                 threads.pinningFailures().forEach(failure::addSuppressed);
                 throw failure;
             }
-            EventLoops loops = new EventLoops(selection, ioHandlerFactory, group, cores, cpus.length == 0 ? new int[0] : pinned);
-            LOG.info("{} event loops started on {}{}", cores.size(), transport.configName(),
-                    cpus.length == 0 ? ", not pinned" : ", pinned to cpus " + describePinning(pinned));
+            int zeroCopy = config.zeroCopySendThresholdBytes();
+            if (zeroCopy > 0 && transport.zeroCopySendThresholdOption() == null) {
+                LOG.warn("zero-copy send (threshold {} bytes) is an io_uring feature; {} sends by copying", zeroCopy,
+                        transport.configName());
+                zeroCopy = 0;
+            }
+            EventLoops loops = new EventLoops(selection, ioHandlerFactory, group, cores, cpus.length == 0 ? new int[0] : pinned,
+                    zeroCopy);
+            LOG.info("{} event loops started on {}{}{}", cores.size(), transport.configName(),
+                    cpus.length == 0 ? ", not pinned" : ", pinned to cpus " + describePinning(pinned),
+                    zeroCopy == 0 ? "" : ", zero-copy send from " + zeroCopy + " bytes");
             return loops;
         } catch (RuntimeException | Error e) {
             group.shutdownGracefully(0, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -174,7 +185,9 @@ public final class EventLoops implements AutoCloseable {
      * The caller adds its {@code childHandler} and binds.
      */
     public ServerBootstrap serverBootstrap(BufferPolicy buffers) {
-        return buffers.applyTo(new ServerBootstrap().group(group).channel(serverChannelClass()));
+        ServerBootstrap b = buffers.applyTo(new ServerBootstrap().group(group).channel(serverChannelClass()));
+        return zeroCopySendThreshold == 0 ? b
+                : b.childOption(selection.transport().zeroCopySendThresholdOption(), zeroCopySendThreshold);
     }
 
     /**
@@ -187,7 +200,9 @@ public final class EventLoops implements AutoCloseable {
         if (coreIndexOf(core) < 0) {
             throw new IllegalArgumentException(core + " is not one of this group's event loops");
         }
-        return buffers.applyTo(new Bootstrap().group(core).channel(socketChannelClass()));
+        Bootstrap b = buffers.applyTo(new Bootstrap().group(core).channel(socketChannelClass()));
+        return zeroCopySendThreshold == 0 ? b
+                : b.option(selection.transport().zeroCopySendThresholdOption(), zeroCopySendThreshold);
     }
 
     /** Starts a graceful shutdown; the future completes when every loop has terminated. */

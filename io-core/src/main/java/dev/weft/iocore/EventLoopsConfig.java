@@ -13,9 +13,12 @@ import java.util.Objects;
  * @param pinning          CPU pinning of loop threads; default off
  * @param threadNamePrefix loop threads are named {@code <prefix>-<index>[-cpu<n>]}
  * @param startTimeout     how long {@link EventLoops#start} waits for each loop thread to come up
+ * @param zeroCopySendThresholdBytes writes of at least this many bytes go out with the kernel's zero-copy
+ *                         send ({@code IORING_OP_SEND_ZC}) where the transport has it (io_uring); 0 = never
  */
 public record EventLoopsConfig(
-        TransportPreference transport, int loopCount, CpuPinning pinning, String threadNamePrefix, Duration startTimeout) {
+        TransportPreference transport, int loopCount, CpuPinning pinning, String threadNamePrefix, Duration startTimeout,
+        int zeroCopySendThresholdBytes) {
 
     /** More loops than this is a configuration mistake, not a big machine. */
     public static final int MAX_LOOPS = 4096;
@@ -34,31 +37,38 @@ public record EventLoopsConfig(
         if (startTimeout.isNegative() || startTimeout.isZero()) {
             throw new IllegalArgumentException("startTimeout must be positive, was " + startTimeout);
         }
+        if (zeroCopySendThresholdBytes < 0) {
+            throw new IllegalArgumentException("zeroCopySendThresholdBytes must not be negative, was " + zeroCopySendThresholdBytes);
+        }
     }
 
     /** auto transport, one loop per available processor, no pinning, threads named {@code weft-core-N}. */
     public static EventLoopsConfig defaults() {
         return new EventLoopsConfig(TransportPreference.AUTO, Runtime.getRuntime().availableProcessors(),
-                CpuPinning.off(), "weft-core", Duration.ofSeconds(10));
+                CpuPinning.off(), "weft-core", Duration.ofSeconds(10), 0);
     }
 
     public EventLoopsConfig withTransport(TransportPreference transport) {
-        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout);
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, zeroCopySendThresholdBytes);
     }
 
     public EventLoopsConfig withLoopCount(int loopCount) {
-        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout);
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, zeroCopySendThresholdBytes);
     }
 
     public EventLoopsConfig withPinning(CpuPinning pinning) {
-        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout);
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, zeroCopySendThresholdBytes);
     }
 
     public EventLoopsConfig withThreadNamePrefix(String threadNamePrefix) {
-        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout);
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, zeroCopySendThresholdBytes);
     }
 
     public EventLoopsConfig withStartTimeout(Duration startTimeout) {
-        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout);
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, zeroCopySendThresholdBytes);
+    }
+
+    public EventLoopsConfig withZeroCopySendThreshold(int bytes) {
+        return new EventLoopsConfig(transport, loopCount, pinning, threadNamePrefix, startTimeout, bytes);
     }
 }

@@ -1,5 +1,6 @@
 package dev.weft.iocore.transport;
 
+import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -11,6 +12,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
@@ -44,6 +46,11 @@ public enum Transport {
         @Override
         public Class<? extends SocketChannel> socketChannelClass() {
             return IoUringSocketChannel.class;
+        }
+
+        @Override
+        public ChannelOption<Integer> zeroCopySendThresholdOption() {
+            return IoUringChannelOption.IO_URING_WRITE_ZERO_COPY_THRESHOLD;
         }
     },
 
@@ -125,6 +132,15 @@ public enum Transport {
 
     /** The client socket channel class for a {@code Bootstrap} (upstream connections). */
     public abstract Class<? extends SocketChannel> socketChannelClass();
+
+    /**
+     * The socket option that sends writes of at least its value in bytes with the kernel's zero-copy send
+     * (io_uring's {@code IORING_OP_SEND_ZC}: pages are pinned instead of copied, and the buffer is given
+     * back when the kernel says the NIC is done with it), or {@code null} when this transport has none.
+     */
+    public ChannelOption<Integer> zeroCopySendThresholdOption() {
+        return null;
+    }
 
     @Override
     public String toString() {

@@ -1,6 +1,7 @@
 package dev.weft.iocore.transport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,8 +24,11 @@ import java.net.InetSocketAddress;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * One transport suite, run on io_uring, epoll and NIO (Netty testsuite style): each case is skipped
@@ -34,13 +38,19 @@ class TransportEchoTest {
 
     private static final int PAYLOAD_BYTES = 512 * 1024;
 
-    @ParameterizedTest
-    @EnumSource(Transport.class)
-    void echoesOverLoopback(Transport transport) throws Exception {
+    /** Every transport, sending by copying and with zero-copy send from 64 KiB (io_uring only; the others copy). */
+    static Stream<Arguments> transportsAndZeroCopy() {
+        return Stream.of(Transport.values()).flatMap(t -> Stream.of(Arguments.of(t, 0), Arguments.of(t, 64 * 1024)));
+    }
+
+    @ParameterizedTest(name = "{0}, zero-copy send from {1} bytes")
+    @MethodSource("transportsAndZeroCopy")
+    void echoesOverLoopback(Transport transport, int zeroCopySendThreshold) throws Exception {
         assumeTrue(transport.isAvailable(), () -> transport + " unavailable: " + transport.unavailabilityCause());
         EventLoopsConfig config = EventLoopsConfig.defaults()
                 .withTransport(TransportPreference.forcing(transport))
-                .withLoopCount(2);
+                .withLoopCount(2)
+                .withZeroCopySendThreshold(zeroCopySendThreshold);
         BufferPolicy buffers = BufferPolicy.defaults();
         try (EventLoops loops = EventLoops.start(config)) {
             assertSame(transport, loops.transport());
@@ -74,6 +84,11 @@ class TransportEchoTest {
                     Channel child = accepted.get(5, TimeUnit.SECONDS);
                     assertInstanceOf(transport.socketChannelClass(), child);
                     assertTrue(loops.coreIndexOf(child.eventLoop()) >= 0, "accepted channel lives on one of the cores");
+                    if (transport.zeroCopySendThresholdOption() != null && zeroCopySendThreshold > 0) {
+                        // the echo's 512 KiB went back through the kernel's zero-copy send on both sides
+                        assertEquals(zeroCopySendThreshold, child.config().getOption(transport.zeroCopySendThresholdOption()));
+                        assertEquals(zeroCopySendThreshold, client.config().getOption(transport.zeroCopySendThresholdOption()));
+                    }
                 } finally {
                     client.close().sync();
                 }

@@ -119,7 +119,7 @@ public final class ConfigLoader {
     private static ServerSettings server(ConfigNode n) {
         n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs",
                 "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests", "maxPartialFrameBytesPerConnection",
-                "maxPartialFrameBytesPerCore"));
+                "maxPartialFrameBytesPerCore", "zeroCopySendThreshold"));
         String transport = n.get("transport").text("auto");
         if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
             n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
@@ -142,7 +142,8 @@ public final class ConfigLoader {
                 n.get("idleTimeoutMs").integer(600_000, 100, 86_400_000),
                 n.get("maxInflightRequests").integer(1000, 1, 1_000_000),
                 perConnectionBytes,
-                perCoreBytes);
+                perCoreBytes,
+                (int) n.get("zeroCopySendThreshold").bytes(0, 0, 1L << 30));
     }
 
     private static WeftConfig.AdminSettings admin(ConfigNode n) {

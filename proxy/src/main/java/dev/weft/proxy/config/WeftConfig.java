@@ -35,6 +35,9 @@ public record WeftConfig(
      *     at a time per core (they wait, with reads paused, while another one is)
      * @param maxPartialFrameBytesPerCore what the incomplete client frames of one event loop may hold
      *     together; a frame that does not fit waits, with its connection's reads paused
+     * @param zeroCopySendThresholdBytes writes of at least this many bytes use io_uring's zero-copy send
+     *     ({@code IORING_OP_SEND_ZC}); 0 = off (the default: on loopback and most virtual NICs the kernel
+     *     copies anyway and the completion notifications cost more than the copy, perf-reports has the A/B)
      */
     public record ServerSettings(
             String transport,
@@ -47,7 +50,8 @@ public record WeftConfig(
             int idleTimeoutMillis,
             int maxInflightRequests,
             long maxPartialFrameBytesPerConnection,
-            long maxPartialFrameBytesPerCore) {
+            long maxPartialFrameBytesPerCore,
+            int zeroCopySendThresholdBytes) {
     }
 
     /**

@@ -85,7 +85,8 @@ public final class WeftProxy implements AutoCloseable {
         WeftConfig.ServerSettings server = config.server();
         EventLoopsConfig loopsConfig = EventLoopsConfig.defaults()
                 .withTransport(TransportPreference.parse(server.transport()))
-                .withPinning(server.pinThreads() ? CpuPinning.allowedCpus() : CpuPinning.off());
+                .withPinning(server.pinThreads() ? CpuPinning.allowedCpus() : CpuPinning.off())
+                .withZeroCopySendThreshold(server.zeroCopySendThresholdBytes());
         if (server.eventLoops() > 0) {
             loopsConfig = loopsConfig.withLoopCount(server.eventLoops());
         }
@@ -200,6 +201,7 @@ public final class WeftProxy implements AutoCloseable {
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::upstreamRequests).toList()));
         registry.register(new dev.weft.proxy.admin.BranchCopiesCollector(
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::branchCounters).toList()));
+        registry.register(new dev.weft.proxy.admin.BufferPoolCollector(BufferPolicy.sharedPooledDirect()));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }
 

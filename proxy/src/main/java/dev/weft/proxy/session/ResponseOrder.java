@@ -9,10 +9,15 @@ import java.util.Arrays;
  * for its slowest part): each request takes a slot, a sequence number; finished slots leave from the
  * head only.
  *
- * <p>A primitive ring indexed by {@code slot & mask}: no object per request. It holds at most the
- * session's in-flight cap, and grows (doubling) only if asked for more. Event loop only.
+ * <p>A primitive ring indexed by {@code slot & mask}: no object per request. It starts small and grows
+ * (doubling) when a client pipelines more; the session's in-flight cap bounds it. Sized to the cap up
+ * front it cost 21 KiB of heap per connection (1,024 slots), idle ones included; most clients keep a
+ * handful of requests in flight. Event loop only.
  */
 final class ResponseOrder {
+
+    /** Slots a session starts with: a producer's in-flight limit (5) and its fetches, with room. */
+    static final int INITIAL_SLOTS = 16;
 
     /** Hands a finished slot's response (may be null: no response is due) to the client, in order. */
     @FunctionalInterface

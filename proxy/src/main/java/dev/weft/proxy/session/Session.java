@@ -96,8 +96,12 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     final SessionPlanContext planContext;
     final TopicNameCache topicNames = new TopicNameCache();
     final HotContext hotContext;
-    final HotProduce produce;
-    final HotFetch fetch;
+    /**
+     * The hot-path exchanges, made on the first Produce/Fetch that needs them: a pass-through session
+     * forwards and never does, and an idle connection should not carry their skims and builders.
+     */
+    private HotProduce produce;
+    private HotFetch fetch;
     private final Map<String, Integer> coordinators = new HashMap<>();
 
     SessionMetrics metrics = SessionMetrics.NONE;
@@ -117,7 +121,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         this.addresses = addresses;
         this.virtualNodeId = virtualNodeId;
         this.ownRoute = virtualNodeId < 0 ? -1 : runtime.bijection().routeOf(virtualNodeId);
-        this.slots = new ResponseOrder(settings.maxInflightRequests());
+        this.slots = new ResponseOrder(ResponseOrder.INITIAL_SLOTS);
         this.lastReadNanos = settings.clock().nanoTime();
         this.links = new UpstreamLinks(this, settings.links(), runtime.upstreamRequests(), ownRoute);
         this.planContext = new SessionPlanContext(this);
@@ -142,8 +146,6 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
                 return runtime.leaders(route);
             }
         };
-        this.produce = new HotProduce(this);
-        this.fetch = new HotFetch(this);
     }
 
     String describe() {
@@ -264,7 +266,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             return;
         }
         try {
-            produce.handle(frame, slot, version);
+            produce().handle(frame, slot, version);
         } catch (MalformedFrameException e) {
             malformed(e);
             return;
@@ -324,9 +326,9 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
                 case FORWARD -> forward(frame, slot, apiKey, version);
                 case HOT -> {
                     if (apiKey == ApiKeys.PRODUCE.id) {
-                        produce.handle(frame, slot, version);
+                        produce().handle(frame, slot, version);
                     } else {
-                        fetch.handle(frame, slot, version);
+                        fetch().handle(frame, slot, version);
                     }
                 }
                 case ANSWERED -> runtime.apiVersions().answer(this, slot, frame, version, correlationId);
@@ -719,11 +721,29 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             parkedFrame = null;
         }
         links.closeAll();
-        produce.release();
-        fetch.release();
+        if (produce != null) {
+            produce.release();
+        }
+        if (fetch != null) {
+            fetch.release();
+        }
         if (client != null) {
             client.close();
         }
+    }
+
+    private HotProduce produce() {
+        if (produce == null) {
+            produce = new HotProduce(this);
+        }
+        return produce;
+    }
+
+    private HotFetch fetch() {
+        if (fetch == null) {
+            fetch = new HotFetch(this);
+        }
+        return fetch;
     }
 
     InetSocketAddress clientAddress() {

@@ -3,8 +3,7 @@ package dev.weft.proxy.upstream;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
+import org.agrona.collections.Long2ObjectHashMap;
 
 /**
  * The upstream connections of one session: its own broker's (a broker port's, or for a bootstrap
@@ -57,13 +56,18 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
     private static final long RETRY_FIRST_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
     private static final long RETRY_MAX_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
     /** Per failed (route, broker): when it may be tried again, and the current backoff. */
-    private final Map<Long, long[]> retry = new HashMap<>();
+    private final Long2ObjectHashMap<long[]> retry = new Long2ObjectHashMap<>();
 
     private final Client client;
     private final LinkSettings settings;
     private final UpstreamRequestCounters requests;
     private final int ownRoute;
-    private final Map<Long, UpstreamLink> byKey = new HashMap<>();
+    /**
+     * Every link by {@link #key}: primitive keys and a reused iterator, because it is looked up per split
+     * part and walked per flush and per backpressure change on the forward path (a {@code HashMap<Long, _>}
+     * boxed the key and allocated an iterator each time).
+     */
+    private final Long2ObjectHashMap<UpstreamLink> byKey = new Long2ObjectHashMap<>();
     private UpstreamLink own;
     private int ownNodeId;
     /** A bootstrap connection's forwarding link (to any broker of the first route), opened when first needed. */
@@ -249,7 +253,7 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
         if (link != own && link != boundAny && !client.isClosed()) {
             backOff(link);
         } else {
-            byKey.values().remove(link);
+            byKey.values().removeIf(l -> l == link);
         }
         if (link.countedUnwritable) {
             link.countedUnwritable = false;
@@ -269,9 +273,10 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
      */
     private void backOff(UpstreamLink link) {
         long k = Long.MIN_VALUE;
-        for (Map.Entry<Long, UpstreamLink> e : byKey.entrySet()) {
-            if (e.getValue() == link) {
-                k = e.getKey();
+        for (Long2ObjectHashMap<UpstreamLink>.EntryIterator it = byKey.entrySet().iterator(); it.hasNext(); ) {
+            it.next();
+            if (it.getValue() == link) {
+                k = it.getLongKey();
             }
         }
         if (k == Long.MIN_VALUE) {

@@ -114,6 +114,16 @@ class ConfigLoaderTest {
         assertContains(t.problems(), "w.yaml: server.maxPartialFrameBytesPerConnection: \"much\" is not a size");
     }
 
+    @Test
+    void zeroCopySendIsOffUnlessAThresholdIsSet() throws Exception {
+        assertEquals(0, ConfigLoader.parse(VALID, "weft.yaml").server().zeroCopySendThresholdBytes());
+        String on = VALID.replace("maxFrameBytes: 64MiB", "zeroCopySendThreshold: 64KiB");
+        assertEquals(64 * 1024, ConfigLoader.parse(on, "weft.yaml").server().zeroCopySendThresholdBytes());
+        String bad = VALID.replace("maxFrameBytes: 64MiB", "zeroCopySendThreshold: -1");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(bad, "w.yaml"));
+        assertContains(e.problems(), "w.yaml: server.zeroCopySendThreshold: ");
+    }
+
     private static void assertContains(List<String> problems, String prefix) {
         assertTrue(problems.stream().anyMatch(p -> p.startsWith(prefix)),
                 () -> "expected a problem starting with\n  " + prefix + "\nbut got\n  " + String.join("\n  ", problems));
