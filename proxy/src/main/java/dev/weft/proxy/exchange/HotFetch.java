@@ -5,24 +5,33 @@ import dev.weft.protocol.fetch.FetchRequestSkim;
 import dev.weft.protocol.fetch.FetchResponseMerger;
 import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.protocol.header.RequestHeaderView;
 import dev.weft.proxy.upstream.UpstreamLink;
 import dev.weft.proxy.upstream.UpstreamLinks;
 import dev.weft.routing.api.RoutePlan;
 import dev.weft.routing.api.RoutePlanPool;
 import dev.weft.protocol.wire.TrailingRequestBytes;
+import dev.weft.protocol.cold.ColdCodec;
 import io.netty.buffer.ByteBuf;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
  * Fetch (hot path). The router plans every partition ({@link RoutePlan}). A plan that sends
- * everything to the connection's own broker under the client's keys forwards the client's frame: as it
- * is when the router keeps fetch sessions (a single cluster), else made sessionless by a 4-byte patch.
- * Otherwise one <em>sessionless</em> full fetch (session 0, epoch -1) per target is built around the
+ * everything to the connection's own broker under the client's keys forwards the client's frame as it
+ * is, fetch session (KIP-227) and all, for every kind of router: a broker-side session is only ever made
+ * or grown by such requests, so every partition in it lives on that broker under the client's keys, and
+ * an incremental request (which names only what changed, maybe nothing) can go as it is too. A consumer
+ * of 1,000 partitions then sends a few bytes per Fetch instead of all 1,000 entries.
+ *
+ * <p>Otherwise one <em>sessionless</em> full fetch (session 0, epoch -1) per target is built around the
  * client's partition entries ({@link FetchRequestBuilder}) and the answers merged back under the
- * client's names with session id 0: fetch sessions (KIP-227) are declined towards the client, which
- * then keeps sending full fetches — what real clients do with a broker that has no session slots.
- * That keeps renamed topics right in every request (an incremental request would name only changed
- * partitions, by names the broker does not know). Records travel as retained slices either way.
+ * client's names with session id 0: the session is declined, and the client keeps sending full fetches,
+ * as real clients do with a broker that has no session slots. That keeps renamed topics right in every
+ * request (an incremental request would name only changed partitions, by names the broker does not
+ * know). A request of a live session that can no longer go as it is (it names a partition of another
+ * broker, or a renamed topic) is answered {@code FETCH_SESSION_ID_NOT_FOUND}: the client drops the
+ * session and sends a full fetch, which is split. Records travel as retained slices either way.
  */
 public final class HotFetch {
 
@@ -75,9 +84,17 @@ public final class HotFetch {
         short refusal = plan.unknownTopics()
                 ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                 : Errors.NOT_LEADER_OR_FOLLOWER.code();
-        if (plan.passThrough(skim.partitionCount()) && plan.keepsFetchSessions()) {
+        boolean inSession = skim.sessionId() != NO_SESSION;
+        if (plan.passThrough(skim.partitionCount()) || inSession && skim.partitionCount() == 0) {
             plans.release(plan);
             host.forwardHot(frame, slot, true);
+            return;
+        }
+        if (inSession) {
+            ByteBuf reset = sessionReset(RequestHeaderView.correlationId(frame, frame.readerIndex() + PREFIX), skim.version());
+            plans.release(plan);
+            frame.release();
+            host.complete(slot, reset);
             return;
         }
         if (plan.routed() == 0) {
@@ -87,14 +104,6 @@ public final class HotFetch {
             host.complete(slot, answer);
             return;
         }
-        if (plan.passThrough(skim.partitionCount()) && skim.sessionId() == NO_SESSION && skim.forgottenTopicCount() == 0) {
-            // Nothing to rename and no session in use: the client's frame goes as it is, made sessionless
-            // by a 4-byte patch (the broker then answers session id 0, and the client stays sessionless).
-            skim.sessionEpochInPlace(SESSIONLESS_EPOCH);
-            plans.release(plan);
-            host.forwardHot(frame, slot, true);
-            return;
-        }
         SplitAnswer answer = new FetchMerge(slot, frame, plan, refusal, skim.minBytes());
         int targets = plan.targetCount();
         // The client's max_bytes bounds the merged answer: each part gets its share (a broker still
@@ -102,6 +111,17 @@ public final class HotFetch {
         builder.maxBytes(targets > 1 ? Math.max(1, (int) Math.ceil(skim.maxBytes() / (double) targets)) : skim.maxBytes());
         builder.topicKeys(plan).partitions(plan);
         parts.send(plan, answer, frame);
+    }
+
+    /**
+     * A top-level {@code FETCH_SESSION_ID_NOT_FOUND}: the client forgets its session and sends a full fetch
+     * next (kafka-clients' FetchSessionHandler, librdkafka and kafkajs all do). Rare (a session's request
+     * that must now be split), so written through the generated message classes.
+     */
+    private ByteBuf sessionReset(int correlationId, short version) {
+        FetchResponseData reset = new FetchResponseData().setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code())
+                .setSessionId(NO_SESSION);
+        return ColdCodec.writeResponse(host.alloc(), correlationId, version, reset);
     }
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */

@@ -81,6 +81,16 @@ public enum VirtualClusterKind {
     }
 
     /**
+     * Whether a client keeps its fetch sessions (KIP-227): yes where each connection's Fetch goes to its own
+     * broker under the client's keys (every kind bound to brokers; the woven kind because kafka-clients'
+     * Fetch names topics by id, which the weave keeps); no in the collapsed topology, which splits every
+     * Fetch by real leader and so declines sessions.
+     */
+    public boolean keepsFetchSessions() {
+        return this != COLLAPSED;
+    }
+
+    /**
      * Whether the proxy's Metadata lists the brokers of two clusters (the woven kind's routes, the
      * branched kind's primary and branch: mirrored node ids of every route), so a route that does not
      * answer leaves the other's brokers.

@@ -33,7 +33,6 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     private boolean keysChange;
     private boolean unknownTopics;
     private boolean foreignTopics;
-    private boolean keepFetchSessions;
     /** Per partition, the upstream partition index and topic key (partition weaving); used only when set. */
     private int[] partitionOf = new int[16];
     private byte[][] partitionKeys = new byte[16][];
@@ -79,7 +78,6 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         keysChange = false;
         unknownTopics = false;
         foreignTopics = false;
-        keepFetchSessions = false;
         if (copyCount > 0) {
             Arrays.fill(copyKey, 0, copyCount, null);
         }
@@ -185,11 +183,6 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         return renumbered;
     }
 
-    /** The client keeps its fetch sessions (KIP-227): a forwarded Fetch goes exactly as sent. */
-    public void keepFetchSessions() {
-        keepFetchSessions = true;
-    }
-
     @Override
     public byte[] upstreamKey(int t) {
         return keys[t];
@@ -223,10 +216,6 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
 
     public boolean foreignTopics() {
         return foreignTopics;
-    }
-
-    public boolean keepsFetchSessions() {
-        return keepFetchSessions;
     }
 
     /** The index of side target (leaf, broker), added when new ({@code broker}: a real node id of the leaf). */

@@ -18,14 +18,13 @@ import java.util.List;
  * cluster itself. Every request is forwarded over the connection's own upstream connection as the
  * client sent it ({@link ApiRoute#FORWARD}); only node ids and broker addresses in answers are mapped
  * to the gateway's. Produce and Fetch are skimmed only to map the node endpoints of their answers
- * (leader hints); partitions are never refused or renamed, and fetch sessions are kept.
+ * (leader hints); partitions are never refused or renamed, so every Fetch goes as sent, fetch session and all.
  */
 public final class PassThroughRouter implements Router {
 
     private static final HotPlanner ALL_TO_OWN_BROKER = (skim, ctx, out) -> {
         int own = out.target(0, RoutePlan.OWN_BROKER);
         out.send(0, skim.partitionCount(), own);
-        out.keepFetchSessions();
     };
 
     private final String name;
