@@ -186,7 +186,9 @@ public final class SoakRun {
             });
             Runtime.getRuntime().addShutdownHook(hook);
             cluster.createTopic(TOPIC, o.partitions(), 3, Map.of("min.insync.replicas", "2"));
-            weft = new WeftProcess(cluster.bootstrapServers(), 2, tmp.resolve("weft"), List.of("-Xmx512m"), !o.verbose()).start();
+            // The launcher's JVM options (jvm.options: -Xmx512m among them), nothing added.
+            weft = new WeftProcess(cluster.bootstrapServers(), 2, tmp.resolve("weft"), WeftProcess.launcherJvmOptions(null), !o.verbose());
+            weft.start();
             String bootstrap = weft.bootstrap();
             final WeftProcess proxy = weft;
 

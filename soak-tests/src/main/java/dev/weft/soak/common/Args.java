@@ -1,14 +1,20 @@
 package dev.weft.soak.common;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
-/** {@code --name value} / {@code --name=value} / {@code --flag} command-line options. */
+/**
+ * {@code --name value} / {@code --name=value} / {@code --flag} command-line options. An option given more
+ * than once keeps every value ({@link #all}); {@link #get} and the other readers take the last.
+ */
 public final class Args {
 
     private final Map<String, String> values = new LinkedHashMap<>();
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
 
     public Args(String[] args, Set<String> flags) {
         for (int i = 0; i < args.length; i++) {
@@ -19,15 +25,25 @@ public final class Args {
             String name = a.substring(2);
             int eq = name.indexOf('=');
             if (eq >= 0) {
-                values.put(name.substring(0, eq), name.substring(eq + 1));
+                put(name.substring(0, eq), name.substring(eq + 1));
             } else if (flags.contains(name)) {
-                values.put(name, "true");
+                put(name, "true");
             } else if (i + 1 < args.length) {
-                values.put(name, args[++i]);
+                put(name, args[++i]);
             } else {
                 throw new IllegalArgumentException("--" + name + " needs a value");
             }
         }
+    }
+
+    private void put(String name, String value) {
+        values.put(name, value);
+        repeated.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
+    }
+
+    /** Every value of a repeatable option, in command-line order (empty when not given). */
+    public List<String> all(String name) {
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
     }
 
     public String get(String name, String def) {

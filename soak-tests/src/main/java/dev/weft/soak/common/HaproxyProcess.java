@@ -56,12 +56,7 @@ public final class HaproxyProcess implements AutoCloseable {
     }
 
     private static String executable() {
-        for (String dir : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/local/sbin").split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "haproxy"))) {
-                return Path.of(dir, "haproxy").toString();
-            }
-        }
-        return null;
+        return Procs.which("haproxy");
     }
 
     public long pid() {

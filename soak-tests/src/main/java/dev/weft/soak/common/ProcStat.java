@@ -1,14 +1,16 @@
 package dev.weft.soak.common;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 
 /**
- * CPU time and peak resident set of another process, read from Linux /proc: {@code /proc/PID/stat}
- * fields 14 and 15 (utime, stime, in clock ticks; all threads of the process) and
- * {@code /proc/PID/status} {@code VmHWM} (peak RSS since the process started, kB).
+ * CPU time, peak resident set and other counters of another process, read from Linux /proc:
+ * {@code /proc/PID/stat} fields 14 and 15 (utime, stime, in clock ticks; all threads of the process),
+ * {@code /proc/PID/status} {@code VmHWM} (peak RSS since the process started, kB), the context switches
+ * of its threads ({@code /proc/PID/task/TID/status}) and its read/write system calls ({@code /proc/PID/io}).
  */
 public final class ProcStat {
 
@@ -46,18 +48,56 @@ public final class ProcStat {
         return statusKb(pid, "VmRSS:");
     }
 
+    /**
+     * {@code voluntary_ctxt_switches + nonvoluntary_ctxt_switches} summed over the threads alive now, or -1
+     * when the process is gone. /proc/PID/status has the main thread's only; a thread that exits between
+     * two readings takes its switches with it (a known small undercount of a difference).
+     */
+    public static long contextSwitches(long pid) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+            long sum = 0;
+            for (Path t : threads) {
+                long v = field(t.resolve("status"), "voluntary_ctxt_switches:");
+                long n = field(t.resolve("status"), "nonvoluntary_ctxt_switches:");
+                sum += Math.max(0, v) + Math.max(0, n); // -1: the thread exited meanwhile
+            }
+            return sum;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * A counter of {@code /proc/PID/io} ({@code syscr}: read-family system calls, {@code syscw}: write-family;
+     * all threads, exited ones included), or -1 when it cannot be read. io_uring operations are not counted.
+     */
+    public static long io(long pid, String key) {
+        return field(Path.of("/proc", Long.toString(pid), "io"), key + ":");
+    }
+
+    /** True while /proc has the process. */
+    public static boolean exists(long pid) {
+        return pid > 0 && Files.isDirectory(Path.of("/proc", Long.toString(pid)));
+    }
+
     private static OptionalLong statusKb(long pid, String key) {
+        long kb = field(Path.of("/proc", Long.toString(pid), "status"), key);
+        return kb < 0 ? OptionalLong.empty() : OptionalLong.of(kb * 1024);
+    }
+
+    /** The first number after {@code key} on the line starting with it ("VmHWM:   1234 kB"), or -1. */
+    private static long field(Path file, String key) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            for (String line : Files.readAllLines(file)) {
                 if (line.startsWith(key)) {
-                    String v = line.substring(key.length()).trim().split(" +")[0];
-                    return OptionalLong.of(Long.parseLong(v) * 1024);
+                    return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]);
                 }
             }
         } catch (IOException | RuntimeException e) {
-            // process gone
+            // process or thread gone
         }
-        return OptionalLong.empty();
+        return -1;
     }
 
     private static long clockTicks() {

@@ -21,6 +21,16 @@ public final class Procs {
         return ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
     }
 
+    /** The path of an executable {@code name} on the PATH (or in /usr/sbin, /usr/local/sbin), or null. */
+    public static String which(String name) {
+        for (String dir : (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/local/sbin").split(":")) {
+            if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, name))) {
+                return java.nio.file.Path.of(dir, name).toString();
+            }
+        }
+        return null;
+    }
+
     /** Copies a stream's lines to {@code sink} on a daemon thread. */
     public static void pump(java.io.InputStream in, String name, Consumer<String> sink) {
         Thread t = new Thread(() -> {

@@ -20,12 +20,28 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Weft in a process of its own: {@code java -cp <this JVM's class path> dev.weft.proxy.cli.WeftMain run
- * --config <generated yaml>}, with leak detection off as the {@code ./weft} launcher runs it. One
- * port-per-broker gateway on 127.0.0.1 in front of {@code upstreamBootstrap}; the admin endpoint on a
- * free port is polled ({@code /readyz}) until the proxy knows the brokers.
+ * Weft in a process of its own, started as the {@code ./weft} launcher starts it: {@code java <the
+ * launcher's JVM options> <extra options> -cp <the tool's jars> dev.weft.proxy.cli.WeftMain run --config
+ * <generated yaml>}. The launcher's options come from the resource {@value #JVM_OPTIONS_RESOURCE} (the
+ * weft-proxy jar; {@link #launcherJvmOptions}), its class-data archive placeholder replaced by
+ * {@link #cdsArchive()}. One port-per-broker gateway on 127.0.0.1 in front of {@code upstreamBootstrap};
+ * the admin endpoint on a free port is polled ({@code /readyz}) until the proxy knows the brokers.
+ *
+ * <p>The class path is the tool's without its directories ({@link #weftClassPath}): the JVM writes a
+ * class-data archive only for a class path of JAR files, and Weft needs none of the tool's own classes.
+ * The archive is written when Weft exits cleanly, so {@link #close()} sends SIGTERM and waits up to
+ * {@link #CLOSE_GRACE} before SIGKILL.
  */
 public final class WeftProcess implements AutoCloseable {
+
+    /** The launcher's JVM options, one a line, {@code #} comments (proxy/src/main/resources/dev/weft/proxy/jvm.options). */
+    public static final String JVM_OPTIONS_RESOURCE = "dev/weft/proxy/jvm.options";
+    /** In {@link #JVM_OPTIONS_RESOURCE}: the path of the class-data archive, set by whoever starts Weft. */
+    public static final String CDS_PLACEHOLDER = "${WEFT_CDS_ARCHIVE}";
+    /** SIGTERM, then SIGKILL only after this: Weft writes its class-data archive as it exits (seconds). */
+    public static final Duration CLOSE_GRACE = Duration.ofSeconds(60);
+    private static final String WEFT_MAIN = "dev.weft.proxy.cli.WeftMain";
+    private static final java.util.concurrent.atomic.AtomicBoolean NOTED_NO_CDS = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final Path dir;
     private final Path config;
@@ -36,28 +52,45 @@ public final class WeftProcess implements AutoCloseable {
     private final int maxNodeId;
     /** {@code topology: collapsed}: one proxy node (id 0) at the gateway's bind address, no broker ports. */
     private final boolean collapsed;
+    /** The config's {@code server:} section, or empty (Weft's defaults). */
+    private final String serverYaml;
     private int bootstrapPort;
     private int adminPort;
     private boolean everReady;
     private final List<String> jvmArgs;
     private final boolean quiet;
     private volatile Process process;
+    /** SIGTERM was sent to {@link #process} (once: a second one during the JVM's exit could cut the archive short). */
+    private boolean terminating;
     private final java.util.ArrayDeque<String> recent = new java.util.ArrayDeque<>();
     private final List<String> problems = new ArrayList<>();
     private long warnLines;
     private long errorLines;
 
+    /**
+     * Mirrored Weft in front of {@code upstreamBootstrap}. {@code jvmArgs} are all of Weft's JVM options,
+     * normally {@link #launcherJvmOptions}{@code (extra)}: nothing is added to them.
+     */
     public WeftProcess(String upstreamBootstrap, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
+        this(upstreamBootstrap, "", maxNodeId, dir, jvmArgs, quiet);
+    }
+
+    /**
+     * The same with {@code serverYaml} as the config's {@code server:} section (e.g.
+     * {@code "server:\n  transport: epoll\n"}; empty for Weft's defaults): a {@code --weft-variant}.
+     */
+    public WeftProcess(String upstreamBootstrap, String serverYaml, int maxNodeId, Path dir, List<String> jvmArgs, boolean quiet) {
         this(upstreamBootstrap, """
                 clusters:
                   upstream:
                     bootstrap: "%s"
-                """.formatted(upstreamBootstrap), "{ cluster: upstream }", maxNodeId, false, dir, jvmArgs, quiet);
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", maxNodeId, false, serverYaml, dir, jvmArgs, quiet);
     }
 
     private WeftProcess(String upstreamBootstrap, String upstreamYaml, String virtualTarget, int maxNodeId, boolean collapsed,
-                        Path dir, List<String> jvmArgs, boolean quiet) {
+                        String serverYaml, Path dir, List<String> jvmArgs, boolean quiet) {
         this.dir = dir;
+        this.serverYaml = serverYaml;
         this.jvmArgs = List.copyOf(jvmArgs);
         this.quiet = quiet;
         this.upstreamBootstrap = upstreamBootstrap;
@@ -89,7 +122,7 @@ public final class WeftProcess implements AutoCloseable {
                     .append("        naming: { prefix: \"").append(prefixes.get(k)).append("\" }\n");
         }
         return new WeftProcess(bootstraps.get(0), yaml.toString(), "{ router: weave }",
-                brokersPerCluster * names.size() - 1, false, dir, jvmArgs, quiet);
+                brokersPerCluster * names.size() - 1, false, "", dir, jvmArgs, quiet);
     }
 
     /**
@@ -103,7 +136,7 @@ public final class WeftProcess implements AutoCloseable {
                 clusters:
                   upstream:
                     bootstrap: "%s"
-                """.formatted(upstreamBootstrap), "{ cluster: upstream }", 0, true, dir, jvmArgs, quiet);
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", 0, true, "", dir, jvmArgs, quiet);
     }
 
     /** Free ports for the gateway (bootstrap + one per node id) and the admin endpoint; writes the config. */
@@ -112,15 +145,15 @@ public final class WeftProcess implements AutoCloseable {
         this.adminPort = FreePorts.randomRange(1);
         String yaml = collapsed ? """
                 admin: { bind: "127.0.0.1:%d" }
-                %svirtualClusters:
+                %s%svirtualClusters:
                   main:
                     target: %s
                     topology: collapsed
                     nodes: [ { id: 0, address: "127.0.0.1:%d" } ]
                     gateways: [ { name: n0, bind: "127.0.0.1:%d" } ]
-                """.formatted(adminPort, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort) : """
+                """.formatted(adminPort, serverYaml, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort) : """
                 admin: { bind: "127.0.0.1:%d" }
-                %svirtualClusters:
+                %s%svirtualClusters:
                   main:
                     target: %s
                     gateways:
@@ -130,7 +163,7 @@ public final class WeftProcess implements AutoCloseable {
                         brokerPorts:
                           start: %d
                           nodeIds: "0-%d"
-                """.formatted(adminPort, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort + 1, maxNodeId);
+                """.formatted(adminPort, serverYaml, upstreamYaml, virtualTarget, bootstrapPort, bootstrapPort + 1, maxNodeId);
         try {
             Files.createDirectories(dir);
             Files.writeString(config, yaml);
@@ -223,18 +256,34 @@ public final class WeftProcess implements AutoCloseable {
     }
 
     private void startOnce() throws InterruptedException {
+        WeftClassPath cp = weftClassPath(System.getProperty("java.class.path"));
         List<String> cmd = new ArrayList<>();
         cmd.add(Procs.javaCommand());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-Dio.netty.leakDetection.level=disabled");
-        cmd.add("--sun-misc-unsafe-memory-access=allow"); // as ./weft runs it: Netty uses Unsafe on JDK 25
-        cmd.addAll(jvmArgs);
+        Path archive = cp.jarsOnly() ? CdsArchive.of(jvmArgs) : null;
+        if (cp.jarsOnly()) {
+            cmd.addAll(jvmArgs);
+            if (archive != null) {
+                String did = CdsArchive.prepare(archive, cp.entries());
+                if (did != null) {
+                    System.err.println("weft: " + did);
+                }
+            }
+        } else {
+            // Directories on the class path (a reactor build that stopped before `package`): the JVM would
+            // refuse to write the archive, so Weft runs without one.
+            cmd.addAll(withoutCds(jvmArgs));
+            if (NOTED_NO_CDS.compareAndSet(false, true)) {
+                System.err.println("weft: Weft's classes are in a directory, not a jar (" + cp.weftMainFrom()
+                        + "): Weft runs without its class-data archive (build with `package` or `verify` for one)");
+            }
+        }
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("dev.weft.proxy.cli.WeftMain");
+        cmd.add(String.join(java.io.File.pathSeparator, cp.entries()));
+        cmd.add(WEFT_MAIN);
         cmd.add("run");
         cmd.add("--config");
         cmd.add(config.toString());
+        terminating = false;
         try {
             Process p = new ProcessBuilder(cmd).directory(dir.toFile()).start();
             process = p;
@@ -245,6 +294,12 @@ public final class WeftProcess implements AutoCloseable {
             throw new UncheckedIOException("cannot start Weft: " + e.getMessage(), e);
         }
         awaitReady(Duration.ofSeconds(60));
+        if (archive != null) {
+            String did = CdsArchive.afterStart(archive, pid());
+            if (did != null) {
+                System.err.println("weft: " + did);
+            }
+        }
     }
 
     private void log(String line) {
@@ -332,8 +387,185 @@ public final class WeftProcess implements AutoCloseable {
         start();
     }
 
+    /**
+     * SIGTERM without waiting: Weft drains, writes its class-data archive (when it has none that fits) and
+     * exits. {@link #closeAll} stops several processes at once with it.
+     */
+    public synchronized void terminate() {
+        Process p = process;
+        if (p != null && p.isAlive() && !terminating) {
+            terminating = true;
+            p.destroy();
+        }
+    }
+
+    /** SIGTERM (unless {@link #terminate} sent it), then SIGKILL only if Weft has not exited {@link #CLOSE_GRACE} later. */
     @Override
     public synchronized void close() {
-        Procs.stop(process, Duration.ofSeconds(10));
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        terminate();
+        try {
+            if (!p.waitFor(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                System.err.println("weft: " + p.pid() + " still running " + CLOSE_GRACE.toSeconds()
+                        + " s after SIGTERM: SIGKILL (no class-data archive written)");
+                p.destroyForcibly();
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops every process in parallel: SIGTERM to all, then {@link #close()} each (one grace, not one per process). */
+    public static void closeAll(java.util.Collection<WeftProcess> processes) {
+        processes.forEach(WeftProcess::terminate);
+        processes.forEach(WeftProcess::close);
+    }
+
+    // ---- the launcher's JVM options and the class path -------------------------------------------------
+
+    /**
+     * The JVM options Weft runs with: those of {@value #JVM_OPTIONS_RESOURCE} (as {@code ./weft} reads
+     * them; {@value #CDS_PLACEHOLDER} = {@link #cdsArchive()}), then {@code extra} split on whitespace
+     * (null or blank: none), which come later on the command line and so override them ({@code -Xmx2g},
+     * {@code -XX:+UseG1GC}, ...).
+     */
+    public static List<String> launcherJvmOptions(String extra) {
+        List<String> out = new ArrayList<>(fileJvmOptions(cdsArchive()));
+        out.addAll(splitOptions(extra));
+        return List.copyOf(out);
+    }
+
+    /** {@code s} split on whitespace; none for null or blank. */
+    public static List<String> splitOptions(String s) {
+        return s == null || s.isBlank() ? List.of() : List.of(s.trim().split("\\s+"));
+    }
+
+    /** The options of {@value #JVM_OPTIONS_RESOURCE} on this JVM's class path, the archive placeholder replaced by {@code archive}. */
+    public static List<String> fileJvmOptions(Path archive) {
+        try (var in = WeftProcess.class.getClassLoader().getResourceAsStream(JVM_OPTIONS_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(JVM_OPTIONS_RESOURCE + " is not on the class path (it is in the weft-proxy jar)");
+            }
+            return parseJvmOptions(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), archive);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + JVM_OPTIONS_RESOURCE, e);
+        }
+    }
+
+    /**
+     * The options of a jvm.options text, as {@code ./weft}'s sed and word splitting make them: {@code #} to
+     * the end of the line dropped, blank lines dropped, the rest split on whitespace, {@value #CDS_PLACEHOLDER}
+     * replaced by {@code archive}.
+     */
+    static List<String> parseJvmOptions(String text, Path archive) {
+        List<String> out = new ArrayList<>();
+        for (String line : text.split("\\R")) {
+            int hash = line.indexOf('#');
+            String opt = (hash >= 0 ? line.substring(0, hash) : line).replace(CDS_PLACEHOLDER, archive.toString());
+            out.addAll(splitOptions(opt));
+        }
+        return out;
+    }
+
+    /**
+     * The directory the tool's classes were built into ({@code soak-tests/target-soak}, or the
+     * {@code -Dweft.targetDir} of the build): the parent of {@code classes/} or of the tool's jar.
+     */
+    public static Path toolTargetDir() {
+        try {
+            return Path.of(WeftProcess.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                    .toAbsolutePath().normalize().getParent();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            throw new IllegalStateException("cannot tell where the tool's classes are: " + e, e);
+        }
+    }
+
+    /**
+     * Weft's class-data archive, {@code <the tool's target dir>/weft.jsa} (e.g.
+     * {@code soak-tests/target-soak/weft.jsa}): one per build output, shared by every Weft process the tools
+     * start from it. Not {@code $WEFT_CDS_ARCHIVE} nor {@code ./weft}'s {@code proxy/target/weft.jsa}: an
+     * archive serves one class path and those belong to another, so sharing one would rebuild it on every
+     * switch ({@link CdsArchive}: on JDK 25 the JVM does not even do that by itself).
+     */
+    public static Path cdsArchive() {
+        return toolTargetDir().resolve("weft.jsa");
+    }
+
+    /** {@code options} without the class-data archive ones ({@code -XX:+AutoCreateSharedArchive}, {@code -XX:SharedArchiveFile=}). */
+    static List<String> withoutCds(List<String> options) {
+        return options.stream().filter(o -> !o.equals("-XX:+AutoCreateSharedArchive") && !o.startsWith("-XX:SharedArchiveFile=")).toList();
+    }
+
+    /**
+     * Weft's class path: {@code entries}; {@code jarsOnly} when it has no directory (the JVM can write its
+     * class-data archive); {@code weftMainFrom} = where {@code WeftMain} was found.
+     */
+    record WeftClassPath(List<String> entries, boolean jarsOnly, String weftMainFrom) {
+    }
+
+    /**
+     * The tool's class path without its directories (its own {@code classes/}, {@code test-classes/}) and
+     * without entries that do not exist. When Weft itself is in a directory (a reactor build that stopped
+     * before {@code package} resolves modules to their {@code classes/}), the other modules' directories are
+     * kept, only the tool's own build directory is dropped, and {@code jarsOnly} is false.
+     */
+    static WeftClassPath weftClassPath(String toolClassPath) {
+        String weftMainFrom = weftMainLocation();
+        Path own = toolTargetDir();
+        List<String> jars = new ArrayList<>();
+        List<String> withDirs = new ArrayList<>();
+        for (String e : toolClassPath.split(java.io.File.pathSeparator)) {
+            if (e.isBlank()) {
+                continue;
+            }
+            Path p = Path.of(e).toAbsolutePath().normalize();
+            if (Files.isDirectory(p)) {
+                if (!p.startsWith(own)) {
+                    withDirs.add(e);
+                }
+            } else if (Files.isRegularFile(p)) {
+                jars.add(e);
+                withDirs.add(e);
+            }
+        }
+        boolean weftInDir = weftMainFrom != null && Files.isDirectory(Path.of(weftMainFrom));
+        return weftInDir ? new WeftClassPath(List.copyOf(withDirs), false, weftMainFrom) : new WeftClassPath(List.copyOf(jars), true, weftMainFrom);
+    }
+
+    /** Where this JVM loads {@code WeftMain} from (a jar, or a {@code classes/} directory), or null. */
+    private static String weftMainLocation() {
+        try {
+            var src = Class.forName(WEFT_MAIN, false, WeftProcess.class.getClassLoader()).getProtectionDomain().getCodeSource();
+            return src == null ? null : Path.of(src.getLocation().toURI()).toString();
+        } catch (ClassNotFoundException | java.net.URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * True when the running process has the class-data archive {@code archive} mapped ({@code /proc/PID/maps}):
+     * it started from an archive that matched its class path. False for the first run of a build (the
+     * archive is written at exit) or when /proc cannot be read.
+     */
+    public boolean mapsArchive(Path archive) {
+        return maps(pid(), archive);
+    }
+
+    /** True when process {@code pid} has {@code archive} mapped ({@code /proc/PID/maps}). */
+    static boolean maps(long pid, Path archive) {
+        if (pid <= 0) {
+            return false;
+        }
+        try (var lines = Files.lines(Path.of("/proc", Long.toString(pid), "maps"))) {
+            String a = archive.toString();
+            return lines.anyMatch(l -> l.contains(a));
+        } catch (IOException | UncheckedIOException e) {
+            return false;
+        }
     }
 }

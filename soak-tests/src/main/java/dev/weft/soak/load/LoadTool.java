@@ -4,12 +4,17 @@ import dev.weft.proxy.net.FreePorts;
 import dev.weft.soak.common.Args;
 import dev.weft.soak.common.HaproxyProcess;
 import dev.weft.soak.common.Payload;
+import dev.weft.soak.common.PerfSyscalls;
+import dev.weft.soak.common.ProcMeter;
 import dev.weft.soak.common.ProcStat;
 import dev.weft.soak.common.Reports;
 import dev.weft.soak.common.WeftProcess;
 import dev.weft.testkit.KafkaCluster;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,12 +34,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,30 +50,156 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Side-by-side load: the same producer/consumer workload against several targets in one run
- * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code collapsed} =
+ * ({@code direct} = the broker, {@code weft} = Weft in its own process in front of it, {@code weft:NAME} = a
+ * {@code --weft-variant}, another such Weft process with other {@code server:} settings, {@code collapsed} =
  * Weft serving the cluster with {@code topology: collapsed} through one proxy node, {@code haproxy}
  * = HAProxy in TCP mode, {@code woven} / {@code woven-b} = Weft serving a topic-weave virtual cluster over
- * this cluster and a second one, {@code direct-b} = that second cluster's broker, or {@code name=host:port}
- * for any other bootstrap), in interleaved slices
+ * this cluster and a second one, {@code direct-b} = that second cluster's broker, {@code name=host:port}
+ * for any other bootstrap, or a {@code --peer} = another proxy already running, measured through its
+ * process id), in interleaved slices
  * (A B C A B C ...) so that machine drift hits every target alike. Brokers run in forked JVMs (testkit),
  * the proxies in their own processes; the clients run in this JVM.
  *
  * <p>Per slice and target: a producer sends for {@code --duration} (max throughput, or fixed rate on an
  * open-loop schedule whose latency counts from the intended send time), a consumer reads concurrently
  * (end-to-end latency = receive time minus the intended send time carried in the record), then a
- * catch-up consumer re-reads the slice's records (consume throughput). The proxy's CPU time and peak
- * RSS come from /proc. Writes a weft-report/v1 JSON document.
+ * catch-up consumer re-reads the slice's records (consume throughput). The proxy's CPU time, context
+ * switches, read/write system calls and peak RSS come from /proc, its system calls from perf (when it
+ * works here), per phase (produce + concurrent consumer; catch-up read). Writes a weft-report/v1 JSON
+ * document.
  */
 public final class LoadTool {
 
     private static final Set<String> OPTIONS = Set.of("record-bytes", "records-bytes", "duration", "rounds", "targets",
-            "mode", "rate", "out", "brokers", "partitions", "warmup", "weft-jvm-opts", "verbose", "broker-heap");
+            "mode", "rate", "out", "brokers", "partitions", "warmup", "weft-jvm-opts", "verbose", "broker-heap", "peer",
+            "weft-variant");
+    /** The targets the tool sets up itself; any other name is {@code name=host:port} or a {@code --peer}. */
+    static final Set<String> BUILT_IN = Set.of("direct", "direct-b", "weft", "collapsed", "haproxy", "woven", "woven-b");
     private static final String[] SCENARIOS = {"produce", "e2e", "consume"};
 
-    /** Parsed options. */
+    /**
+     * {@code --peer name=host:port,pid=PID}: a proxy that is already running (Kroxylicious, Envoy, ...) as
+     * target {@code name}, clients at {@code host:port}, measured through process {@code pid} like HAProxy.
+     */
+    public record Peer(String name, String bootstrap, long pid) {
+
+        static final String SYNTAX = "name=host:port,pid=PID";
+
+        /** Parses one spec; a one-line IllegalArgumentException when it is malformed or the process does not exist. */
+        public static Peer parse(String spec) {
+            String bad = "--peer '" + spec + "': expected " + SYNTAX;
+            String[] parts = spec.trim().split(",");
+            int eq = parts[0].indexOf('=');
+            int colon = parts[0].lastIndexOf(':');
+            if (parts.length != 2 || eq <= 0 || colon <= eq + 1 || !parts[1].startsWith("pid=")) {
+                throw new IllegalArgumentException(bad);
+            }
+            String name = parts[0].substring(0, eq);
+            long pid;
+            try {
+                int port = Integer.parseInt(parts[0].substring(colon + 1));
+                pid = Long.parseLong(parts[1].substring(4));
+                if (port < 1 || port > 65535 || pid < 1) {
+                    throw new NumberFormatException();
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(bad);
+            }
+            if (BUILT_IN.contains(name)) {
+                throw new IllegalArgumentException("--peer '" + spec + "': " + name + " is a built-in target; name the peer otherwise");
+            }
+            if (name.startsWith(WeftVariant.PREFIX)) {
+                throw new IllegalArgumentException("--peer '" + spec + "': " + WeftVariant.PREFIX + "NAME is a --weft-variant's target; name the peer otherwise");
+            }
+            if (!ProcStat.exists(pid)) {
+                throw new IllegalArgumentException("--peer '" + spec + "': no process with pid " + pid);
+            }
+            return new Peer(name, parts[0].substring(eq + 1), pid);
+        }
+    }
+
+    /**
+     * {@code --weft-variant NAME=KEY=VALUE[;KEY=VALUE...]}: target {@code weft:NAME}, a Weft process of its
+     * own in front of the same cluster as {@code weft} (mirrored pass-through) whose config has the keys
+     * under {@code server:} (e.g. {@code epoll=transport=epoll}, {@code zc=zeroCopySendThreshold=16KiB}), for
+     * A/B runs in one interleaved run.
+     */
+    public record WeftVariant(String name, Map<String, String> server) {
+
+        static final String SYNTAX = "NAME=KEY=VALUE[;KEY=VALUE...]";
+        /** The target of variant {@code NAME} is {@code weft:NAME}. */
+        public static final String PREFIX = "weft:";
+        private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
+        private static final java.util.regex.Pattern KEY = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9]*");
+        // a plain YAML scalar: enum words, numbers, sizes (16KiB), booleans
+        private static final java.util.regex.Pattern VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]+");
+
+        public WeftVariant {
+            server = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(server));
+        }
+
+        /** {@code weft:NAME}. */
+        public String target() {
+            return PREFIX + name;
+        }
+
+        /** The config's {@code server:} section. */
+        public String serverYaml() {
+            StringBuilder y = new StringBuilder("server:\n");
+            server.forEach((k, v) -> y.append("  ").append(k).append(": ").append(v).append('\n'));
+            return y.toString();
+        }
+
+        /**
+         * Parses one spec and checks its keys and values with Weft's own config reader; a one-line
+         * IllegalArgumentException when it is malformed or Weft would refuse it.
+         */
+        public static WeftVariant parse(String spec) {
+            String bad = "--weft-variant '" + spec + "': expected " + SYNTAX;
+            int eq = spec.indexOf('=');
+            if (eq <= 0 || !NAME.matcher(spec.substring(0, eq).trim()).matches()) {
+                throw new IllegalArgumentException(bad + " (NAME: letters, digits, _ and -)");
+            }
+            String name = spec.substring(0, eq).trim();
+            Map<String, String> server = new LinkedHashMap<>();
+            for (String kv : spec.substring(eq + 1).split(";", -1)) {
+                int e = kv.indexOf('=');
+                String key = e < 0 ? "" : kv.substring(0, e).trim();
+                String value = e < 0 ? "" : kv.substring(e + 1).trim();
+                if (!KEY.matcher(key).matches() || !VALUE.matcher(value).matches()) {
+                    throw new IllegalArgumentException(bad + " ('" + kv.trim() + "' is not KEY=VALUE)");
+                }
+                if (server.put(key, value) != null) {
+                    throw new IllegalArgumentException("--weft-variant '" + spec + "': " + key + " given twice");
+                }
+            }
+            WeftVariant v = new WeftVariant(name, server);
+            String source = "variant";
+            try {
+                dev.weft.proxy.config.ConfigLoader.parse(v.serverYaml() + """
+                        clusters:
+                          upstream: { bootstrap: "127.0.0.1:9092" }
+                        virtualClusters:
+                          main:
+                            target: { cluster: upstream }
+                            gateways: [ { name: plain, bind: "127.0.0.1:9192", nodes: port-per-broker } ]
+                        """, source);
+            } catch (dev.weft.proxy.config.ConfigException ex) {
+                throw new IllegalArgumentException("--weft-variant '" + spec + "': " + String.join("; ", ex.problems().stream()
+                        .map(p -> p.startsWith(source + ": ") ? p.substring(source.length() + 2) : p).toList()));
+            }
+            return v;
+        }
+    }
+
+    /**
+     * Parsed options; {@code targets} ends with the peers and the {@code --weft-variant}s not named in
+     * {@code --targets}. {@code weftJvmOpts} = {@code --weft-jvm-opts}, the options after the launcher's
+     * ({@link #weftJvmOptions()}).
+     */
     public record Options(int recordBytes, Duration duration, int rounds, List<String> targets, String mode, int rate,
                           Path out, int brokers, int partitions, Duration warmup, List<String> weftJvmOpts,
-                          boolean verbose, String brokerHeap, String command) {
+                          boolean verbose, String brokerHeap, List<Peer> peers, List<WeftVariant> variants, String command) {
 
         public static Options parse(String[] argv) {
             Args a = new Args(argv, Set.of("verbose"));
@@ -76,13 +209,49 @@ public final class LoadTool {
                 throw new IllegalArgumentException("--mode is max or fixed");
             }
             int recordBytes = a.integer("record-bytes", a.integer("records-bytes", 1024));
-            String opts = a.get("weft-jvm-opts", "-Xmx1g");
+            // Empty by default: the launcher's options (jvm.options) as they are.
+            String opts = a.get("weft-jvm-opts", "");
+            List<String> targets = new ArrayList<>(Arrays.stream(a.get("targets", "direct,weft,haproxy").split(",")).map(String::trim).toList());
+            List<Peer> peers = a.all("peer").stream().map(Peer::parse).toList();
+            for (Peer p : peers) {
+                if (peers.stream().filter(q -> q.name().equals(p.name())).count() > 1) {
+                    throw new IllegalArgumentException("--peer " + p.name() + " given twice");
+                }
+                if (!targets.contains(p.name())) {
+                    targets.add(p.name());
+                }
+            }
+            List<WeftVariant> variants = a.all("weft-variant").stream().map(WeftVariant::parse).toList();
+            for (WeftVariant v : variants) {
+                if (variants.stream().filter(w -> w.name().equals(v.name())).count() > 1) {
+                    throw new IllegalArgumentException("--weft-variant " + v.name() + " given twice");
+                }
+                if (!targets.contains(v.target())) {
+                    targets.add(v.target());
+                }
+            }
+            for (String t : targets) {
+                if (t.startsWith(WeftVariant.PREFIX) && variants.stream().noneMatch(v -> v.target().equals(t))) {
+                    throw new IllegalArgumentException("target '" + t + "': no --weft-variant " + t.substring(WeftVariant.PREFIX.length())
+                            + "=KEY=VALUE[;KEY=VALUE...] defines it");
+                }
+            }
             return new Options(recordBytes, a.duration("duration", Duration.ofSeconds(20)), a.integer("rounds", 3),
-                    List.of(a.get("targets", "direct,weft,haproxy").split(",")), mode, a.integer("rate", 10_000),
+                    List.copyOf(targets), mode, a.integer("rate", 10_000),
                     Path.of(a.get("out", "perf-reports/results/load-" + LocalDate.now() + ".json")),
                     a.integer("brokers", 1), a.integer("partitions", 6), a.duration("warmup", Duration.ofSeconds(5)),
-                    opts.isBlank() ? List.of() : List.of(opts.trim().split(" +")), a.flag("verbose"),
-                    a.get("broker-heap", "1g"), "LoadTool " + String.join(" ", argv));
+                    WeftProcess.splitOptions(opts), a.flag("verbose"),
+                    a.get("broker-heap", "1g"), peers, variants, "LoadTool " + String.join(" ", argv));
+        }
+
+        /** Every JVM option of the Weft processes: the launcher's ({@code jvm.options}), then {@code --weft-jvm-opts}. */
+        public List<String> weftJvmOptions() {
+            return WeftProcess.launcherJvmOptions(String.join(" ", weftJvmOpts));
+        }
+
+        /** The variant of target {@code weft:NAME}, or null. */
+        WeftVariant variant(String target) {
+            return variants.stream().filter(v -> v.target().equals(target)).findFirst().orElse(null);
         }
 
         boolean fixed() {
@@ -102,8 +271,11 @@ public final class LoadTool {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());
-            System.err.println("usage: load.sh [--targets direct,weft,collapsed,haproxy,woven,woven-b,direct-b] [--mode max|fixed] [--rate N] [--record-bytes 1024]"
-                    + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]");
+            System.err.println("usage: load.sh [--targets direct,weft,weft:NAME,collapsed,haproxy,woven,woven-b,direct-b,NAME=HOST:PORT]"
+                    + " [--mode max|fixed] [--rate N] [--record-bytes 1024]"
+                    + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]"
+                    + " [--weft-jvm-opts 'OPTS' (after the launcher's jvm.options)] [--peer " + Peer.SYNTAX + " (repeatable)]"
+                    + " [--weft-variant " + WeftVariant.SYNTAX + " (repeatable; target weft:NAME)]");
             System.exit(2);
             return;
         }
@@ -114,9 +286,15 @@ public final class LoadTool {
 
     /**
      * One target: where clients connect, which process (if any) is the proxy, the topic clients use and
-     * the real topic behind it on {@code home} (the cluster it is created on).
+     * the real topic behind it on {@code home} (the cluster it is created on; null for a bootstrap of the
+     * user's, whose topic is created through it), and the admin client that creates and trims that topic.
      */
-    private record Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home) {
+    private record Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home,
+                          Admin admin) {
+        Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home) {
+            this(name, bootstrap, proxyPid, topic, realTopic, home, home.admin());
+        }
+
         Target(String name, String bootstrap, long proxyPid, String topic, KafkaCluster home) {
             this(name, bootstrap, proxyPid, topic, topic, home);
         }
@@ -136,8 +314,9 @@ public final class LoadTool {
     /** Totals of one target over all slices. */
     private static final class TargetTotals {
         final Map<String, Totals> scenario = new LinkedHashMap<>();
-        double proxyCpuSeconds;
-        long bytesMoved;
+        // the proxy process's use in each phase of the measured slices; null for a target without one
+        ProcMeter.Usage produceUsage;
+        ProcMeter.Usage consumeUsage;
         long produceErrors;
         long sent;
         long notConsumed;
@@ -161,8 +340,10 @@ public final class LoadTool {
         }
     }
 
+    @SuppressWarnings("try") // stopWefts: a resource only for when it is closed
     public static Path run(Options o) throws Exception {
         Path tmp = Files.createTempDirectory("weft-load-");
+        List<String> weftJvm = o.weftJvmOptions();
         boolean wantHaproxy = o.targets().contains("haproxy");
         Map<Integer, Integer> haFront = new HashMap<>();
         KafkaCluster.Builder b = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap())
@@ -179,9 +360,11 @@ public final class LoadTool {
         List<Map<String, Object>> timeline = new CopyOnWriteArrayList<>();
         Map<String, TargetTotals> totals = new LinkedHashMap<>();
         Map<String, Long> peakRss = new LinkedHashMap<>();
-        WeftProcess weft = null;
         WeftProcess woven = null;
         WeftProcess collapsed = null;
+        // Every Weft process, stopped together (SIGTERM, up to 60 s each to write the class-data archive)
+        // before the brokers stop.
+        List<WeftProcess> wefts = new ArrayList<>();
         // The Weft process behind each Weft target (weft, collapsed, woven, woven-b): its /metrics is read per slice.
         Map<String, WeftProcess> weftOf = new LinkedHashMap<>();
         List<Map<String, Object>> slices = new ArrayList<>();
@@ -189,29 +372,47 @@ public final class LoadTool {
         String loadAtStart = loadAverage();
         KafkaCluster second = null;
         HaproxyProcess haproxy = null;
+        List<Admin> externalAdmins = new ArrayList<>();
+        Map<String, Peer> peers = new HashMap<>();
+        o.peers().forEach(p -> peers.put(p.name(), p));
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "load-sampler");
             t.setDaemon(true);
             return t;
         });
-        try (KafkaCluster cluster = b.build().start()) {
+        try (KafkaCluster cluster = b.build().start(); AutoCloseable stopWefts = () -> stopWefts(wefts)) {
             if (o.targets().stream().map(String::trim).anyMatch(t -> t.equals("woven") || t.equals("woven-b") || t.equals("direct-b"))) {
                 // The woven virtual cluster's second cluster: the same broker count and settings, its own JVMs.
                 second = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap())
                         .brokerProperty("log.retention.check.interval.ms", "10000").build().start();
                 woven = WeftProcess.woven(WOVEN_ROUTES, List.of(cluster.bootstrapServers(), second.bootstrapServers()),
-                        WOVEN_PREFIXES, o.brokers(), tmp.resolve("woven"), o.weftJvmOpts(), !o.verbose()).start();
+                        WOVEN_PREFIXES, o.brokers(), tmp.resolve("woven"), weftJvm, !o.verbose());
+                wefts.add(woven);
+                woven.start();
             }
             List<Target> targets = new ArrayList<>();
             for (String t : o.targets()) {
                 String name = t.trim();
+                WeftVariant variant = o.variant(name);
+                if (variant != null) {
+                    // weft:NAME: mirrored Weft like `weft`, its own process, its config's server: section the variant's.
+                    WeftProcess w = new WeftProcess(cluster.bootstrapServers(), variant.serverYaml(), o.brokers() - 1,
+                            tmp.resolve("weft-" + variant.name()), weftJvm, !o.verbose());
+                    wefts.add(w);
+                    w.start();
+                    targets.add(new Target(name, w.bootstrap(), w.pid(), "load-weft-" + variant.name(), cluster));
+                    weftOf.put(name, w);
+                    continue;
+                }
                 switch (name) {
                     case "direct" -> targets.add(new Target(name, cluster.bootstrapServers(), -1, "load-direct", cluster));
                     // The woven virtual cluster's second cluster, directly: the anchor of woven-b (another broker JVM).
                     case "direct-b" -> targets.add(new Target(name, second.bootstrapServers(), -1, "load-direct-b", second));
                     case "weft" -> {
-                        weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
-                                o.weftJvmOpts(), !o.verbose()).start();
+                        WeftProcess weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
+                                weftJvm, !o.verbose());
+                        wefts.add(weft);
+                        weft.start();
                         targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft", cluster));
                         weftOf.put(name, weft);
                     }
@@ -219,7 +420,9 @@ public final class LoadTool {
                     // Produce/Fetch by the partitions' real leaders.
                     case "collapsed" -> {
                         collapsed = WeftProcess.collapsed(cluster.bootstrapServers(), tmp.resolve("collapsed"),
-                                o.weftJvmOpts(), !o.verbose()).start();
+                                weftJvm, !o.verbose());
+                        wefts.add(collapsed);
+                        collapsed.start();
                         targets.add(new Target(name, collapsed.bootstrap(), collapsed.pid(), "load-collapsed", cluster));
                         weftOf.put(name, collapsed);
                     }
@@ -245,12 +448,22 @@ public final class LoadTool {
                                 WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
                         weftOf.put(name, woven);
                     }
+                    // name=host:port, or a --peer (the same, measured through its process): the topic is created
+                    // through that bootstrap, on whatever cluster it leads to.
                     default -> {
+                        Peer peer = peers.get(name);
                         int eq = name.indexOf('=');
-                        if (eq <= 0) {
-                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, collapsed, haproxy, woven, woven-b, direct-b or name=host:port");
+                        if (peer == null && eq <= 0) {
+                            throw new IllegalArgumentException("target '" + name + "': use direct, weft, weft:NAME (a --weft-variant),"
+                                    + " collapsed, haproxy, woven, woven-b, direct-b, name=host:port or a --peer name");
                         }
-                        targets.add(new Target(name.substring(0, eq), name.substring(eq + 1), -1, "load-" + name.substring(0, eq), cluster));
+                        String n = peer != null ? peer.name() : name.substring(0, eq);
+                        String bootstrap = peer != null ? peer.bootstrap() : name.substring(eq + 1);
+                        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                                AdminClientConfig.CLIENT_ID_CONFIG, "load-admin-" + n, AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
+                                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+                        externalAdmins.add(admin);
+                        targets.add(new Target(n, bootstrap, peer != null ? peer.pid() : -1, "load-" + n, "load-" + n, null, admin));
                     }
                 }
             }
@@ -259,8 +472,12 @@ public final class LoadTool {
                 // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes): each
                 // slice first deletes the records before it (deleteRecords), and retention.bytes is only a
                 // backstop, far above one slice, so it never deletes the slice being re-read.
-                t.home().createTopic(t.realTopic(), o.partitions(), rf,
-                        Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20)));
+                Map<String, String> topicConfig = Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20));
+                if (t.home() != null) {
+                    t.home().createTopic(t.realTopic(), o.partitions(), rf, topicConfig);
+                } else {
+                    createTopicThrough(t, o.partitions(), topicConfig);
+                }
                 totals.put(t.name(), new TargetTotals());
                 if (t.name().equals("collapsed")) {
                     // What the proxy splits by: the real leader of each partition of the collapsed target's topic.
@@ -340,7 +557,8 @@ public final class LoadTool {
                         if (w != null) {
                             @SuppressWarnings("unchecked") Map<String, Object> delta = (Map<String, Object>) sl.get("weftCounters");
                             System.err.println("load:   " + t.name() + " upstream requests per broker " + delta.get("upstreamRequests")
-                                    + ", client requests " + delta.get("clientRequests") + ", Fetch bytes to clients "
+                                    + ", client requests " + delta.get("clientRequests") + ", Fetch request bytes/request "
+                                    + orDash(delta.get("fetchRequestBytesPerRequest")) + ", Fetch bytes to clients "
                                     + delta.get("clientFetchResponseBytes") + ", discarded " + delta.get("fetchDiscardedBytes")
                                     + (delta.get("errors") instanceof Map<?, ?> e && !e.isEmpty() ? ", errors " + e : "")
                                     + (delta.containsKey("scrapeError") ? ", " + delta.get("scrapeError") : ""));
@@ -357,6 +575,8 @@ public final class LoadTool {
                     ProcStat.peakRssBytes(t.proxyPid()).ifPresent(v -> peakRss.put(t.name(), v));
                 }
             }
+            Map<String, Boolean> cdsMapped = new LinkedHashMap<>();
+            weftOf.forEach((name, w) -> cdsMapped.put(name, w.mapsArchive(WeftProcess.cdsArchive())));
             Map<String, Object> report = Reports.header("load",
                     "Side-by-side load: " + String.join(", ", o.targets()) + " (" + o.mode() + ", " + o.recordBytes() + " B records)",
                     o.command());
@@ -373,7 +593,27 @@ public final class LoadTool {
             config.put("replicationFactor", rf);
             config.put("producer", "acks=all, linger.ms=5, batch.size=65536, compression none, one producer per target");
             config.put("consumer", "one consumer per target (assigned all partitions), plus a catch-up read of each slice");
+            // --weft-jvm-opts (empty by default: the launcher's options as they are), and every option the
+            // Weft processes ran with: the launcher's jvm.options, then --weft-jvm-opts.
             config.put("weftJvmOpts", String.join(" ", o.weftJvmOpts()));
+            config.put("weftJvmOptions", String.join(" ", weftJvm));
+            config.put("weftJvmOptionsSource", WeftProcess.JVM_OPTIONS_RESOURCE + " (the launcher's, from the weft-proxy jar; "
+                    + WeftProcess.CDS_PLACEHOLDER + " = " + WeftProcess.cdsArchive() + "), then --weft-jvm-opts");
+            // Whether each Weft process started from the class-data archive (false on a build's first run: it is
+            // written when Weft exits).
+            Map<String, Object> cds = new LinkedHashMap<>();
+            cdsMapped.forEach(cds::put);
+            config.put("weftCdsArchiveMapped", cds);
+            if (!o.variants().isEmpty()) {
+                Map<String, Object> variants = new LinkedHashMap<>();
+                o.variants().forEach(v -> variants.put(v.target(), v.server()));
+                config.put("weftVariants", variants);
+            }
+            if (!o.peers().isEmpty()) {
+                config.put("peers", o.peers().stream().map(p -> p.name() + "=" + p.bootstrap() + ",pid=" + p.pid()).toList());
+            }
+            config.put("syscallCounter", PerfSyscalls.unavailable() == null
+                    ? "perf stat -x, -e raw_syscalls:sys_enter -p PID, per phase" : "absent: " + PerfSyscalls.unavailable());
             if (woven != null) {
                 config.put("woven", "one Weft process serving a topic-weave virtual cluster over two clusters (" + o.brokers()
                         + " forked broker(s) each): route a = the main cluster (prefix a., producer-id home), route b = a second"
@@ -397,7 +637,7 @@ public final class LoadTool {
             if (collapsed != null) {
                 // The split, from the proxy's own counters: sub-requests per real broker over the measured
                 // collapsed slices (weft_upstream_requests_total) against the client requests it served.
-                collapsedInfo.put("measuredSlices", sumCounters(slices, "collapsed"));
+                collapsedInfo.put("measuredSlices", withMeans(sumCounters(slices, "collapsed")));
                 report.put("collapsedSplit", collapsedInfo);
             }
             Map<String, Object> proxyLogs = new LinkedHashMap<>();
@@ -412,23 +652,28 @@ public final class LoadTool {
             problems.forEach(p -> System.out.println("load: WARNING: " + p));
             return o.out();
         } finally {
-            if (weft != null) {
-                weft.close();
-            }
-            if (woven != null) {
-                woven.close();
-            }
-            if (collapsed != null) {
-                collapsed.close();
-            }
+            WeftProcess.closeAll(wefts); // already stopped unless the cluster did not start
             if (second != null) {
                 second.close();
             }
             if (haproxy != null) {
                 haproxy.close();
             }
+            externalAdmins.forEach(Admin::close);
             deleteQuietly(tmp);
         }
+    }
+
+    /** Stops the Weft processes together, before the brokers, saying how long their exit (archive written) took. */
+    private static void stopWefts(List<WeftProcess> wefts) {
+        if (wefts.isEmpty()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        System.err.println("load: stopping " + wefts.size() + " Weft process(es): SIGTERM, up to "
+                + WeftProcess.CLOSE_GRACE.toSeconds() + " s to exit (each writes its class-data archive when it has none that fits)");
+        WeftProcess.closeAll(wefts);
+        System.err.printf("load: Weft stopped in %.1f s%n", (System.nanoTime() - t0) / 1e9);
     }
 
     private static List<Map<String, Object>> results(Options o, Map<String, TargetTotals> totals, Map<String, Long> peakRss,
@@ -463,10 +708,14 @@ public final class LoadTool {
                     r.put("notReread", tt.notReread);
                 }
                 r.put("histogram", Reports.encode(s.hist));
-                if (peakRss.containsKey(te.getKey()) || tt.proxyCpuSeconds > 0) {
+                if (tt.produceUsage != null) {
+                    // cpuSecondsPerGB over whole slices, as before; phase = this scenario's phase (produce and
+                    // e2e share one: the producer with its concurrent consumer; consume is the catch-up read)
                     Map<String, Object> proxy = new LinkedHashMap<>();
-                    proxy.put("cpuSecondsPerGB", tt.bytesMoved > 0 ? round(tt.proxyCpuSeconds / (tt.bytesMoved / 1e9)) : null);
+                    proxy.put("cpuSecondsPerGB", tt.produceUsage.plus(tt.consumeUsage).cpuSecondsPerGB());
                     proxy.put("peakRssBytes", peakRss.get(te.getKey()));
+                    boolean consume = se.getKey().equals("consume");
+                    proxy.put("phase", (consume ? tt.consumeUsage : tt.produceUsage).toMap(consume ? "consume" : "produce"));
                     r.put("proxy", proxy);
                 } else {
                     r.put("proxy", null);
@@ -628,7 +877,8 @@ public final class LoadTool {
      * The Weft process's counters that show what it did with the slice's requests (cumulative; see
      * {@link #counterDelta}): {@code upstreamRequests} = {@code weft_upstream_requests_total} of Produce
      * and Fetch by "cluster/broker" (a real broker id, or "any"), {@code clientRequests} =
-     * {@code weft_requests_total} of Produce and Fetch (client requests), {@code errors} =
+     * {@code weft_requests_total} of Produce and Fetch (client requests), {@code clientRequestBytes} =
+     * {@code weft_request_bytes_total} of Produce and Fetch (bytes the clients sent), {@code errors} =
      * {@code weft_errors_total} by "kind/api", {@code fetchDiscardedBytes}.
      */
     static Map<String, Object> weftCounters(WeftProcess w) {
@@ -651,6 +901,16 @@ public final class LoadTool {
                 }
             }
             c.put("clientRequests", client);
+            // What the clients sent (size prefix included): Produce and Fetch request bytes. A Fetch of a
+            // session that is not the first carries only the partitions that changed (KIP-227); woven and
+            // collapsed decline sessions, so every Fetch names every partition.
+            Map<String, Object> clientBytes = new java.util.TreeMap<>();
+            for (WeftProcess.Sample s : w.metrics("weft_request_bytes_total")) {
+                if (SPLIT_APIS.contains(s.labels().get("api"))) {
+                    clientBytes.merge(s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
+                }
+            }
+            c.put("clientRequestBytes", clientBytes);
             // Record bytes the clients got back (Fetch answers), next to fetchDiscardedBytes (split parts
             // that answered after the client had been answered, and are fetched again).
             long fetchBytes = 0;
@@ -701,6 +961,19 @@ public final class LoadTool {
         return out;
     }
 
+    /**
+     * {@code delta} with {@code fetchRequestBytesPerRequest}: the clients' Fetch request bytes over their Fetch
+     * requests in it (absent when there was no Fetch), the figure fetch sessions shrink.
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> withMeans(Map<String, Object> delta) {
+        if (delta.get("clientRequestBytes") instanceof Map<?, ?> bytes && delta.get("clientRequests") instanceof Map<?, ?> requests
+                && bytes.get("Fetch") instanceof Long b && requests.get("Fetch") instanceof Long n && n > 0) {
+            delta.put("fetchRequestBytesPerRequest", round((double) b / n));
+        }
+        return delta;
+    }
+
     /** The sum of the slices' {@code weftCounters} deltas of {@code target}. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> sumCounters(List<Map<String, Object>> slices, String target) {
@@ -743,14 +1016,15 @@ public final class LoadTool {
             pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             pc.put(ProducerConfig.BATCH_SIZE_CONFIG, 65536);
             pc.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 16L << 20);
-            pc.put(ProducerConfig.CLIENT_ID_CONFIG, "load-" + t.name());
+            String id = t.name().replace(':', '-'); // weft:NAME: no ':' in a client id (JMX names)
+            pc.put(ProducerConfig.CLIENT_ID_CONFIG, "load-" + id);
             producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
             Map<String, Object> cc = new HashMap<>();
             cc.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, t.bootstrap());
             cc.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             cc.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
             cc.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 << 20);
-            cc.put(ConsumerConfig.CLIENT_ID_CONFIG, "load-consumer-" + t.name());
+            cc.put(ConsumerConfig.CLIENT_ID_CONFIG, "load-consumer-" + id);
             consumer = new KafkaConsumer<>(cc, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             for (int p = 0; p < o.partitions(); p++) {
                 partitions.add(new TopicPartition(t.topic(), p));
@@ -785,7 +1059,9 @@ public final class LoadTool {
         Histogram e2eHist = Reports.micros();
         AtomicLong errors = new AtomicLong();
         AtomicLong lastAckNanos = new AtomicLong();
-        long cpu0 = c.target.proxyPid() > 0 ? (long) (ProcStat.cpuSeconds(c.target.proxyPid()) * 1e6) : 0;
+        // The proxy's use per phase: produce (with the concurrent consumer), then the catch-up read.
+        long pid = c.target.proxyPid();
+        ProcMeter produceMeter = pid > 0 ? ProcMeter.start(pid) : null;
         long[] consumed = new long[1];
         long[] lastConsumeNanos = new long[1];
         StopFlag stop = new StopFlag();
@@ -856,12 +1132,14 @@ public final class LoadTool {
         stop.set = true;
         consumerThread.join();
         long e2eEnd = Math.max(lastConsumeNanos[0], start + 1);
+        ProcMeter.Usage produceUsage = produceMeter == null ? null : produceMeter.stop((acked + consumed[0]) * (long) o.recordBytes());
 
         Map<String, Object> consumerAfterE2e = consumerMetrics(c.consumer);
         Map<String, Object> counters1 = counters == null ? null : counters.get();
 
         // Catch-up read: seek back to the slice's first offsets and read it again, bounded by the slice time.
         System.err.println("load:   " + c.target.name() + " catch-up read from " + java.time.LocalTime.now().withNano(0));
+        ProcMeter consumeMeter = pid > 0 ? ProcMeter.start(pid) : null;
         startOffsets.forEach(c.consumer::seek);
         Histogram pollHist = Reports.micros();
         long reread = 0;
@@ -884,8 +1162,8 @@ public final class LoadTool {
                 rereadPerSecond.set(second, rereadPerSecond.get(second) + recs.count());
             }
         }
+        ProcMeter.Usage consumeUsage = consumeMeter == null ? null : consumeMeter.stop(reread * (long) o.recordBytes());
         Map<String, Object> counters2 = counters == null ? null : counters.get();
-        long cpu1 = c.target.proxyPid() > 0 ? (long) (ProcStat.cpuSeconds(c.target.proxyPid()) * 1e6) : 0;
 
         if (sliceOut != null) {
             sliceOut.put("produceRecordsPerSec", round(acked / ((produceEnd - start) / 1e9)));
@@ -903,8 +1181,12 @@ public final class LoadTool {
             // and those the catch-up read did not get back: 0 and 0 unless records went missing or stalled.
             sliceOut.put("notConsumed", Math.max(0, acked - consumed[0]));
             sliceOut.put("notReread", Math.max(0, consumed[0] - reread));
-            if (c.target.proxyPid() > 0) {
-                sliceOut.put("proxyCpuSeconds", round((cpu1 - cpu0) / 1e6));
+            if (produceUsage != null) {
+                sliceOut.put("proxyCpuSeconds", round(produceUsage.cpuSeconds() + consumeUsage.cpuSeconds()));
+                Map<String, Object> usage = new LinkedHashMap<>();
+                usage.put("produce", produceUsage.toMap("produce"));
+                usage.put("consume", consumeUsage.toMap("consume"));
+                sliceOut.put("proxyUsage", usage);
             }
             sliceOut.put("loadAverageAfter", loadAverage());
             // The consumer's own view (kafka-clients metrics, 30 s windows): fetch latency, and connections it
@@ -915,9 +1197,9 @@ public final class LoadTool {
             if (counters != null) {
                 // The proxy's counters over the slice, and split at the end of the e2e part (produce + the
                 // concurrent consumer) / the catch-up re-read.
-                sliceOut.put("weftCounters", counterDelta(counters0, counters2));
-                sliceOut.put("weftCountersE2e", counterDelta(counters0, counters1));
-                sliceOut.put("weftCountersReread", counterDelta(counters1, counters2));
+                sliceOut.put("weftCounters", withMeans(counterDelta(counters0, counters2)));
+                sliceOut.put("weftCountersE2e", withMeans(counterDelta(counters0, counters1)));
+                sliceOut.put("weftCountersReread", withMeans(counterDelta(counters1, counters2)));
             }
         }
         if (totals != null) {
@@ -927,8 +1209,10 @@ public final class LoadTool {
             add(totals.scenario.get("produce"), produceHist, acked, (produceEnd - start) / 1e9);
             add(totals.scenario.get("e2e"), e2eHist, consumed[0], (e2eEnd - start) / 1e9);
             add(totals.scenario.get("consume"), pollHist, reread, Math.max(readEnd - readStart, 1) / 1e9);
-            totals.proxyCpuSeconds += (cpu1 - cpu0) / 1e6;
-            totals.bytesMoved += (acked + consumed[0] + reread) * (long) o.recordBytes();
+            if (produceUsage != null) {
+                totals.produceUsage = (totals.produceUsage == null ? ProcMeter.Usage.NONE : totals.produceUsage).plus(produceUsage);
+                totals.consumeUsage = (totals.consumeUsage == null ? ProcMeter.Usage.NONE : totals.consumeUsage).plus(consumeUsage);
+            }
             totals.produceErrors += errors.get();
         }
         if (totals != null || sliceOut != null) {
@@ -936,6 +1220,40 @@ public final class LoadTool {
                     c.target.name(), acked, acked / ((produceEnd - start) / 1e9), produceHist.getValueAtPercentile(99),
                     consumed[0], e2eHist.getValueAtPercentile(99), reread, reread / (Math.max(readEnd - readStart, 1) / 1e9), errors.get());
         }
+    }
+
+    /**
+     * Creates the topic of a target of the user's ({@code name=host:port}, {@code --peer}) through its own
+     * bootstrap, so it lands on whatever cluster that leads to (RF min(3, the brokers it shows)); a topic
+     * left by an earlier run is used as it is. Returns once every partition has a leader.
+     */
+    private static void createTopicThrough(Target t, int partitions, Map<String, String> configs) throws Exception {
+        int brokers = t.admin().describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
+        try {
+            t.admin().createTopics(List.of(new NewTopic(t.realTopic(), partitions, (short) Math.min(3, brokers)).configs(configs)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                throw new IllegalStateException("target " + t.name() + ": cannot create " + t.realTopic() + " through "
+                        + t.bootstrap() + ": " + e.getCause().getMessage(), e.getCause());
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String seen = "nothing yet";
+        while (System.nanoTime() < deadline) {
+            try {
+                var d = t.admin().describeTopics(List.of(t.realTopic())).allTopicNames().get(10, TimeUnit.SECONDS).get(t.realTopic());
+                if (d.partitions().size() >= partitions && d.partitions().stream().allMatch(p -> p.leader() != null)) {
+                    return;
+                }
+                seen = d.partitions().size() + " partitions, " + d.partitions().stream().filter(p -> p.leader() != null).count() + " with a leader";
+            } catch (ExecutionException e) {
+                seen = e.getCause().toString(); // not visible yet
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+        throw new IllegalStateException("target " + t.name() + ": " + t.realTopic() + " through " + t.bootstrap() + " has no leader for each of "
+                + partitions + " partitions after 30 s (" + seen + ")");
     }
 
     /** Deletes the target's records before {@code offsets} (earlier slices) on its real topic; best effort. */
@@ -950,7 +1268,7 @@ public final class LoadTool {
             return;
         }
         try {
-            c.target.home().admin().deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
+            c.target.admin().deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             System.err.println("load: could not delete earlier records of " + c.target.realTopic() + ": " + e);
         }
@@ -968,21 +1286,36 @@ public final class LoadTool {
         t.seconds += seconds;
     }
 
+    /** The summary: a row per target and scenario; the proxy's phase figures (see the README) beside CPU s/GB. */
     @SuppressWarnings("unchecked")
     private static void printTable(Map<String, Object> report) {
-        System.out.printf("%-10s %-8s %12s %12s %9s %10s %10s %10s %12s %10s %-24s %s%n", "target", "scenario", "records/s",
-                "median/slice", "MB/s", "p50 us", "p99 us", "p99.9 us", "max us", "cpu s/GB", "x direct", "x weft");
+        String row = "%-10s %-8s %12s %12s %9s %10s %10s %10s %12s %9s %10s %9s %9s %9s %9s %8s %-24s %s%n";
+        System.out.printf(row, "target", "scenario", "records/s", "median/slice", "MB/s", "p50 us", "p99 us", "p99.9 us", "max us",
+                "cpu s/GB", "ph cpu/GB", "sysc/MB", "ctxsw/MB", "syscr/MB", "syscw/MB", "rss MiB", "x direct", "x weft");
+        Map<String, List<String>> absent = new LinkedHashMap<>();
         for (Map<String, Object> r : (List<Map<String, Object>>) report.get("results")) {
             Map<String, Object> l = (Map<String, Object>) r.get("latencyMicros");
             Map<String, Object> p = (Map<String, Object>) r.get("proxy");
+            Map<String, Object> ph = p == null ? Map.of() : (Map<String, Object>) p.get("phase");
             Map<String, Object> ratio = (Map<String, Object>) r.get("ratioToDirect");
             Map<String, Object> toWeft = (Map<String, Object>) r.get("ratioToWeft");
-            System.out.printf("%-10s %-8s %12s %12s %9s %10s %10s %10s %12s %10s %-24s %s%n", r.get("target"), r.get("scenario"),
+            if (ph.get("syscallsAbsent") != null) {
+                absent.computeIfAbsent((String) ph.get("syscallsAbsent"), k -> new ArrayList<>()).add(r.get("target") + "/" + r.get("scenario"));
+            }
+            Object rss = p == null || p.get("peakRssBytes") == null ? null : ((Number) p.get("peakRssBytes")).longValue() >> 20;
+            System.out.printf(row, r.get("target"), r.get("scenario"),
                     r.get("recordsPerSec"), r.get("medianSliceRecordsPerSec"), r.get("mbPerSec"), l.get("p50"), l.get("p99"),
-                    l.get("p999"), l.get("max"), p == null ? "-" : p.get("cpuSecondsPerGB"),
+                    l.get("p999"), l.get("max"), p == null ? "-" : p.get("cpuSecondsPerGB"), orDash(ph.get("cpuSecondsPerGB")),
+                    ph.containsKey("syscallsAbsent") ? "absent" : orDash(ph.get("syscallsPerMB")), orDash(ph.get("contextSwitchesPerMB")),
+                    orDash(ph.get("syscrPerMB")), orDash(ph.get("syscwPerMB")), orDash(rss),
                     ratio == null ? "-" : "thr " + ratio.get("recordsPerSec") + " p99 " + ratio.get("p99"),
                     toWeft == null ? "-" : "thr " + toWeft.get("recordsPerSec") + " p99 " + toWeft.get("p99"));
         }
+        absent.forEach((why, rows) -> System.out.println("load: syscalls/MB absent for " + String.join(", ", rows) + ": " + why));
+    }
+
+    private static Object orDash(Object v) {
+        return v == null ? "-" : v;
     }
 
     private static void deleteQuietly(Path dir) {

@@ -1,7 +1,13 @@
 package dev.weft.soak.load;
 
+import dev.weft.perfreports.model.Report;
+import dev.weft.perfreports.model.ReportJson;
+import dev.weft.perfreports.model.Result;
 import dev.weft.soak.common.HaproxyProcess;
+import dev.weft.soak.common.PerfSyscalls;
 import dev.weft.soak.common.Reports;
+import dev.weft.soak.common.WeftProcess;
+import dev.weft.testkit.KafkaCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,23 +20,25 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A few seconds per target: direct, weft and collapsed (and haproxy where it is installed) all produce
- * figures; the collapsed target's slices carry the proxy's per-broker sub-request counts.
+ * A few seconds per target: direct, weft, a Weft variant (epoll) and collapsed (and haproxy where it is
+ * installed) all produce figures, the proxies their per-phase costs, the Weft targets their clients' request bytes; the collapsed target's slices carry the proxy's per-broker
+ * sub-request counts; a {@code --peer} is measured like the proxies the tool starts.
  */
 class LoadToolTest {
 
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
     @SuppressWarnings("unchecked")
     void sideBySideFigures(@TempDir Path dir) throws Exception {
-        String targets = HaproxyProcess.available() ? "direct,weft,collapsed,haproxy" : "direct,weft,collapsed";
+        String targets = HaproxyProcess.available() ? "direct,weft,weft:epoll,collapsed,haproxy" : "direct,weft,weft:epoll,collapsed";
         Path out = dir.resolve("load.json");
         LoadTool.run(LoadTool.Options.parse(new String[] {
             "--targets", targets, "--duration", "3s", "--rounds", "1", "--warmup", "1s", "--out", out.toString(),
-            "--weft-jvm-opts", "-Xmx512m"}));
+            "--weft-jvm-opts", "-Xmx384m", "--weft-variant", "epoll=transport=epoll"}));
 
         // perf-reports' own reader accepts it (weft-report/v1)
         dev.weft.perfreports.model.Report model = dev.weft.perfreports.model.ReportJson.read(out);
@@ -59,10 +67,25 @@ class LoadToolTest {
                     assertNotNull(proxy, r.toString());
                     assertTrue(((Number) proxy.get("cpuSecondsPerGB")).doubleValue() > 0, r.toString());
                     assertTrue(((Number) proxy.get("peakRssBytes")).longValue() > 0, r.toString());
+                    assertPhase(scenario, (Map<String, Object>) proxy.get("phase"));
+                    assertNotNull(model.result(scenario, target).proxy().phase(), "the model reads proxy.phase");
                 }
             }
         }
         assertTrue(!((List<?>) report.get("timeline")).isEmpty(), "timeline");
+
+        // the launcher's JVM options, then --weft-jvm-opts; the variant's server: keys
+        Map<String, Object> config = (Map<String, Object>) report.get("config");
+        assertEquals("-Xmx384m", config.get("weftJvmOpts"));
+        String jvm = (String) config.get("weftJvmOptions");
+        assertTrue(jvm.startsWith(String.join(" ", WeftProcess.launcherJvmOptions(null))) && jvm.endsWith(" -Xmx384m"), jvm);
+        assertTrue(jvm.contains("-XX:SharedArchiveFile=" + WeftProcess.cdsArchive()), jvm);
+        assertEquals(Map.of("weft:epoll", Map.of("transport", "epoll")), config.get("weftVariants"));
+        assertEquals(java.util.Set.of("weft", "weft:epoll", "collapsed"), ((Map<String, Object>) config.get("weftCdsArchiveMapped")).keySet());
+        Map<String, Object> epollVsWeft = (Map<String, Object>) results.stream()
+                .filter(x -> "weft:epoll".equals(x.get("target")) && "produce".equals(x.get("scenario"))).findFirst().orElseThrow()
+                .get("ratioToWeft");
+        assertNotNull(epollVsWeft.get("recordsPerSec"), epollVsWeft.toString());
 
         // collapsed: one broker here, so no split, but the counters the 3-broker runs read are there:
         // client Produce/Fetch requests and the sub-requests the proxy sent to real broker 0.
@@ -77,9 +100,63 @@ class LoadToolTest {
         Map<String, Object> client = (Map<String, Object>) measured.get("clientRequests");
         assertTrue(((Number) client.get("Produce")).longValue() > 0, measured.toString());
         for (Map<String, Object> slice : (List<Map<String, Object>>) report.get("slices")) {
+            if (!"direct".equals(slice.get("target"))) {
+                Map<String, Object> usage = (Map<String, Object>) slice.get("proxyUsage");
+                assertPhase("produce", (Map<String, Object>) usage.get("produce"));
+                assertPhase("consume", (Map<String, Object>) usage.get("consume"));
+            } else {
+                assertFalse(slice.containsKey("proxyUsage"), "direct: no proxy process measured");
+            }
+            if (String.valueOf(slice.get("target")).startsWith("weft") && !Boolean.TRUE.equals(slice.get("warmup"))) {
+                // what the clients sent: Produce and Fetch request bytes, and the mean Fetch request size
+                Map<String, Object> w = (Map<String, Object>) slice.get("weftCounters");
+                Map<String, Object> bytes = (Map<String, Object>) w.get("clientRequestBytes");
+                assertTrue(((Number) bytes.get("Produce")).longValue() > 0, w.toString());
+                assertTrue(((Number) bytes.get("Fetch")).longValue() > 0, w.toString());
+                assertTrue(((Number) w.get("fetchRequestBytesPerRequest")).doubleValue() > 0, w.toString());
+            }
             assertEquals(0L, ((Number) slice.get("produceErrors")).longValue(), slice.toString());
             assertEquals(0L, ((Number) slice.get("notConsumed")).longValue(), slice.toString());
             assertNotNull(slice.get("loadAverage"), slice.toString());
+        }
+    }
+
+    /** A proxy's phase figures: CPU and context switches per byte, and a syscall count or the reason it is absent. */
+    static void assertPhase(String scenario, Map<String, Object> phase) {
+        assertNotNull(phase, scenario);
+        assertEquals(scenario.equals("consume") ? "consume" : "produce", phase.get("phase"), phase.toString());
+        assertTrue(((Number) phase.get("bytes")).longValue() > 0, phase.toString());
+        assertTrue(((Number) phase.get("contextSwitchesPerMB")).doubleValue() > 0, phase.toString());
+        assertTrue(((Number) phase.get("syscrPerMB")).doubleValue() >= 0, phase.toString());
+        assertTrue(phase.get("syscallsPerMB") instanceof Number n ? n.doubleValue() > 0 : phase.get("syscallsAbsent") instanceof String,
+                "a syscall count, or why there is none: " + phase);
+        assertEquals(PerfSyscalls.unavailable() == null, phase.containsKey("syscallsPerMB"), phase.toString());
+    }
+
+    /**
+     * {@code --peer}: an already-running proxy (here a Weft process in front of a cluster of its own, which the
+     * tool did not start) is a target, measured through its pid; its topic is created through its bootstrap.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void peerTarget(@TempDir Path dir) throws Exception {
+        try (KafkaCluster other = KafkaCluster.builder().brokers(1).forked(true).heap("512m").build().start();
+             WeftProcess peer = new WeftProcess(other.bootstrapServers(), 0, dir.resolve("peer"),
+                     WeftProcess.launcherJvmOptions("-Xmx256m"), true).start()) {
+            Path out = dir.resolve("load-peer.json");
+            LoadTool.run(LoadTool.Options.parse(new String[] {
+                "--targets", "direct", "--peer", "ext=" + peer.bootstrap() + ",pid=" + peer.pid(),
+                "--duration", "3s", "--rounds", "1", "--warmup", "0s", "--out", out.toString()}));
+            Report model = ReportJson.read(out);
+            for (String scenario : List.of("produce", "e2e", "consume")) {
+                Result r = model.result(scenario, "ext");
+                assertNotNull(r, scenario);
+                assertTrue(r.recordsPerSec() > 0, r.toString());
+                assertTrue(r.proxy().cpuSecondsPerGB() > 0, r.toString());
+                assertTrue(r.proxy().peakRssBytes() > 0, r.toString());
+                assertTrue(r.proxy().phase().contextSwitchesPerMB() > 0, r.toString());
+                assertNull(model.result(scenario, "direct").proxy(), "direct: no proxy figures");
+            }
         }
     }
 
