@@ -93,6 +93,12 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
     /** Capacity of the buffers holding the incomplete frame, and of the last buffer that joined it. */
     private long heldBufferBytes;
     private long lastBufferBytes;
+    /**
+     * The buffer of the last compaction while it is still the cumulation (sparse reads are appended to it);
+     * null otherwise. Cleared as soon as nothing is buffered: the cumulation is released then, and a pooled
+     * buffer object may come back as another buffer.
+     */
+    private ByteBuf compacted;
     private long partialSinceNanos;
     private int reportedBytes;
     private long grantedBytes;
@@ -193,29 +199,43 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
 
     /**
      * The cumulator: the reads' own buffers as a composite, except that an incomplete frame whose buffers
-     * have grown to more than twice its bytes plus {@link #COMPACT_SLACK_BYTES} is copied into one buffer.
+     * have grown to more than twice its bytes plus {@link #COMPACT_SLACK_BYTES} is copied into one buffer
+     * of twice its bytes, and later sparse reads (less than half their buffer) are appended to that buffer
+     * while it has room. Without the room every compaction copied the whole frame again: a broker's 8 MiB
+     * Fetch response arriving 64 KiB at a time in 1 MiB read buffers was copied ~16 times over (16 % of
+     * the proxy's CPU in a profile). Now each compaction at least doubles what the frame holds, so its
+     * bytes are copied about twice at most, and dense reads are still never copied.
      * Takes ownership of {@code cumulation} and {@code in}; returns the new cumulation, retained (the decoder owns it).
      */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
         if (cumulation == in || !cumulation.isReadable()) {
+            compacted = null;
             lastBufferBytes = in.capacity();
             heldBufferBytes = lastBufferBytes;
             return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
+        int bytes = in.readableBytes();
+        if (cumulation == compacted && compacted.writableBytes() >= bytes && in.capacity() >= 2L * bytes) {
+            compacted.writeBytes(in, in.readerIndex(), bytes); // a sparse read, into the room left for it
+            in.release();
+            return compacted;
+        }
         long held = heldBufferBytes + in.capacity();
-        long readable = (long) cumulation.readableBytes() + in.readableBytes();
-        if (held <= 2L * readable + COMPACT_SLACK_BYTES || readable > Integer.MAX_VALUE - SIZE_PREFIX_BYTES) {
+        long readable = (long) cumulation.readableBytes() + bytes;
+        if (held <= 2L * readable + COMPACT_SLACK_BYTES || readable > Integer.MAX_VALUE / 2 - SIZE_PREFIX_BYTES) {
+            compacted = null;
             lastBufferBytes = in.capacity();
             heldBufferBytes = held;
             return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
         ByteBuf merged = null;
         try {
-            merged = alloc.buffer((int) readable);
+            merged = alloc.buffer((int) (2 * readable));
             merged.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
-            merged.writeBytes(in, in.readerIndex(), in.readableBytes());
+            merged.writeBytes(in, in.readerIndex(), bytes);
             lastBufferBytes = merged.capacity();
             heldBufferBytes = lastBufferBytes;
+            compacted = merged;
             ByteBuf result = merged;
             merged = null;
             return result;
@@ -232,6 +252,7 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
     private void afterRead(ChannelHandlerContext ctx, boolean hadPartial) {
         int buffered = bufferedBytes();
         if (buffered == 0) {
+            compacted = null;
             heldBufferBytes = 0;
             partialFrameBytes = -1;
         } else if (framesThisRead > 0) {
@@ -386,12 +407,14 @@ public final class KafkaFrameDecoder extends ByteToMessageDecoder implements Cha
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         releaseLimits();
+        compacted = null; // the cumulation is released
         super.channelInactive(ctx);
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
         releaseLimits();
+        compacted = null;
     }
 
     /** Gives back the grant, the waiting place, the reported bytes and the timer; idempotent. */

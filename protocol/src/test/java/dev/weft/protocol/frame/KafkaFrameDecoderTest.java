@@ -210,6 +210,64 @@ class KafkaFrameDecoderTest {
     }
 
     @Test
+    void aLargeFrameInSparseReadsIsCopiedAboutTwiceAtMostNotOncePerCompaction() {
+        // A broker's 8 MiB Fetch response arriving 64 KiB at a time in 1 MiB read buffers.
+        CountingAllocator counting = new CountingAllocator();
+        EmbeddedChannel upstream = new EmbeddedChannel();
+        upstream.config().setAllocator(counting);
+        upstream.pipeline().addLast(new KafkaFrameDecoder(16 << 20, "broker 0", true));
+        KafkaFrameDecoder decoder = upstream.pipeline().get(KafkaFrameDecoder.class);
+        try {
+            byte[] body = new byte[8 << 20];
+            new SplittableRandom(17).nextBytes(body);
+            byte[] wire = withPrefix(body);
+            int chunk = 64 * 1024;
+            for (int at = 0; at < wire.length; at += chunk) {
+                int n = Math.min(chunk, wire.length - at);
+                upstream.writeInbound(PooledByteBufAllocator.DEFAULT.directBuffer(1 << 20).writeBytes(wire, at, n));
+                if (at + n < wire.length) {
+                    assertTrue(decoder.heldBufferBytes() <= 2L * decoder.bufferedBytes() + KafkaFrameDecoder.COMPACT_SLACK_BYTES
+                            + (1 << 20), "held " + decoder.heldBufferBytes() + " for " + decoder.bufferedBytes() + " bytes");
+                }
+            }
+            assertFrame(wire, upstream.readInbound());
+            // Each compaction copies the frame so far into twice its size, and sparse reads fill that room:
+            // the decoder allocates (and copies) well under 4x the frame, where copying everything at every
+            // compaction took ~16x.
+            assertTrue(counting.bytes < 4L * wire.length, "the decoder allocated " + counting.bytes + " bytes for a "
+                    + wire.length + "-byte frame");
+        } finally {
+            upstream.finishAndReleaseAll();
+        }
+    }
+
+    /** A pooled allocator that counts the bytes asked for, so a test can see what the decoder copies. */
+    private static final class CountingAllocator extends io.netty.buffer.AbstractByteBufAllocator {
+        long bytes;
+
+        CountingAllocator() {
+            super(true);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            bytes += initialCapacity;
+            return PooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            bytes += initialCapacity;
+            return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return true;
+        }
+    }
+
+    @Test
     void denseReadsAreNeverCopied() {
         EmbeddedChannel bulk = new EmbeddedChannel(new KafkaFrameDecoder(1 << 20, "client", true));
         KafkaFrameDecoder decoder = bulk.pipeline().get(KafkaFrameDecoder.class);
