@@ -203,7 +203,17 @@ public final class FetchRequestSkim extends RequestSkim {
 
     @Override
     protected void parsePartition(int p) {
-        cursor.skip(layout.fetchPartitionFixedBytes, "partitions");
+        int fixed = layout.fetchPartitionFixedBytes;
+        if (flexible) {
+            // A consumer's partition has no tagged fields, so its entry ends in a 0 count byte: one bounds
+            // check and one read for the whole entry, not a skip plus the varint loop of skipTaggedFields.
+            int countAt = cursor.position() + fixed;
+            if (countAt < cursor.limit() && cursor.buffer().getByte(countAt) == 0) {
+                cursor.position(countAt + 1);
+                return;
+            }
+        }
+        cursor.skip(fixed, "partitions");
         if (flexible) {
             cursor.skipTaggedFields();
         }

@@ -8,11 +8,13 @@ import dev.weft.protocol.skim.SkimFrames;
 import dev.weft.protocol.wire.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import java.util.Random;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchRequestData.FetchPartition;
 import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.FetchRequestData.ForgottenTopic;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -146,6 +148,8 @@ class FetchRequestSkimTest {
                 assertEquals(p.lastFetchedEpoch(), skim.lastFetchedEpoch(i));
                 assertEquals(p.logStartOffset(), skim.logStartOffset(i));
                 assertEquals(p.partitionMaxBytes(), skim.partitionMaxBytes(i));
+                // the entry ends where kafka-clients says, with or without tagged fields (parsePartition's fast path)
+                assertEquals(p.size(new ObjectSerializationCache(), version), skim.partitionEnd(i) - skim.partitionOffset(i));
                 i++;
             }
             t++;
@@ -164,6 +168,41 @@ class FetchRequestSkimTest {
                 assertEquals(forgotten.partitions().get(j), skim.forgottenPartition(f, j));
             }
             f++;
+        }
+    }
+
+    /**
+     * Partitions without tagged fields (a consumer's) and with them (a follower's replica_directory_id)
+     * side by side, and the frame cut just before the last entry's tagged-field count: the no-tags fast
+     * path and the full skip must agree on every entry's end and refuse the cut alike.
+     */
+    @Test
+    void partitionsWithAndWithoutTaggedFieldsAndACutCountByte() {
+        short version = 17;
+        FetchTopic topic = new FetchTopic().setTopicId(Uuid.randomUuid());
+        for (int p = 0; p < 4; p++) {
+            FetchPartition partition = new FetchPartition().setPartition(p).setFetchOffset(1000L + p).setPartitionMaxBytes(1 << 20);
+            if (p % 2 == 1) {
+                partition.setReplicaDirectoryId(Uuid.randomUuid());
+            }
+            topic.partitions().add(partition);
+        }
+        FetchRequestData data = new FetchRequestData().setSessionEpoch(-1);
+        data.topics().add(topic);
+        ByteBuf frame = SkimFrames.request(ApiKeys.FETCH, version, 3, "consumer", data);
+        try {
+            FetchRequestSkim skim = new FetchRequestSkim().wrap(frame);
+            assertSkim(data, skim, version);
+            assertEquals(0, frame.getByte(skim.partitionEnd(2) - 1), "partition 2 has no tagged fields");
+            int lastCount = skim.partitionEnd(3) - 16 - 1 - 1 - 1; // before the directory id, its size, its tag: the count
+            assertEquals(1, frame.getByte(lastCount));
+            ByteBuf cut = frame.slice(0, lastCount);
+            MalformedFrameException e = assertThrows(MalformedFrameException.class, () -> new FetchRequestSkim().wrap(cut));
+            assertEquals(true, e.getMessage().contains("unsigned varint"), e.getMessage());
+            ByteBuf cutAtNoTags = frame.slice(0, skim.partitionEnd(2) - 1);
+            assertThrows(MalformedFrameException.class, () -> new FetchRequestSkim().wrap(cutAtNoTags));
+        } finally {
+            frame.release();
         }
     }
 
