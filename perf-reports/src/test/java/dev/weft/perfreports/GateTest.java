@@ -29,8 +29,9 @@ class GateTest {
         ", \"proxy\": {\"cpuSecondsPerGB\": %s, \"peakRssBytes\": %s, \"phase\": {\"phase\": \"%s\", \"cpuSecondsPerGB\": %s}}",
         cpu, rss, scenario, cpu);
     return String.format(Locale.ROOT,
-        "{\"target\": \"%s\", \"scenario\": \"%s\", \"mode\": \"%s\", \"mbPerSec\": %s, \"latencyMicros\": {\"p99\": %s}%s}",
-        target, scenario, mode, mb, p99, proxy);
+        "{\"target\": \"%s\", \"scenario\": \"%s\", \"mode\": \"%s\", \"mbPerSec\": %s, \"medianSliceRecordsPerSec\": %s,"
+            + " \"latencyMicros\": {\"p99\": %s}%s}",
+        target, scenario, mode, mb, mb * 1000, p99, proxy);
   }
 
   static JsonNode report(String... results) throws Exception {
@@ -63,12 +64,12 @@ class GateTest {
   void issue10GoalsPassAndFailOnAMaxThroughputRun() throws Exception {
     Gate gate = Gate.read(ISSUE_10);
     Map<String, Verdict> good = verdicts(gate, maxRun(0.99, 0.5, 100, 0.97));
-    assertEquals(Verdict.PASS, good.get("weft consume MB/s >= 0.95x direct"));
-    assertEquals(Verdict.PASS, good.get("weft produce MB/s >= 0.98x direct"));
+    assertEquals(Verdict.PASS, good.get("weft consume throughput (median of rounds) >= 0.95x direct"));
+    assertEquals(Verdict.PASS, good.get("weft produce throughput (median of rounds) >= 0.98x direct"));
     assertEquals(Verdict.PASS, good.get("weft produce CPU s/GB <= 0.6x haproxy"));
     assertEquals(Verdict.PASS, good.get("weft consume CPU s/GB <= 0.6x haproxy"));
-    assertEquals(Verdict.PASS, good.get("woven produce MB/s >= 0.95x weft (pass-through)"));
-    assertEquals(Verdict.PASS, good.get("collapsed consume MB/s >= 0.90x weft"));
+    assertEquals(Verdict.PASS, good.get("woven produce throughput (median of rounds) >= 0.95x weft (pass-through)"));
+    assertEquals(Verdict.PASS, good.get("collapsed consume throughput (median of rounds) >= 0.90x weft"));
     assertEquals(Verdict.PASS, good.get("weft peak RSS <= 128 MiB"));
     // a max-throughput run does not measure the fixed-rate latency goal
     assertEquals(Verdict.NOT_MEASURED, good.get("weft produce p99 <= direct + 500 us (fixed rate)"));
@@ -76,15 +77,15 @@ class GateTest {
     // weft at 0.96x direct: consume (0.95) passes, produce (0.98) fails; CPU 0.7 > 0.6 x 1.0; RSS 129 MiB;
     // woven and collapsed at 0.92x weft: woven (0.95) fails, collapsed (0.90) passes
     Map<String, Verdict> bad = verdicts(gate, maxRun(0.96, 0.7, 129, 0.92));
-    assertEquals(Verdict.PASS, bad.get("weft consume MB/s >= 0.95x direct"));
-    assertEquals(Verdict.FAIL, bad.get("weft produce MB/s >= 0.98x direct"));
+    assertEquals(Verdict.PASS, bad.get("weft consume throughput (median of rounds) >= 0.95x direct"));
+    assertEquals(Verdict.FAIL, bad.get("weft produce throughput (median of rounds) >= 0.98x direct"));
     assertEquals(Verdict.FAIL, bad.get("weft produce CPU s/GB <= 0.6x haproxy"));
     assertEquals(Verdict.FAIL, bad.get("weft consume CPU s/GB <= 0.6x haproxy"));
-    assertEquals(Verdict.FAIL, bad.get("woven consume MB/s >= 0.95x weft (pass-through)"));
-    assertEquals(Verdict.PASS, bad.get("collapsed produce MB/s >= 0.90x weft"));
+    assertEquals(Verdict.FAIL, bad.get("woven consume throughput (median of rounds) >= 0.95x weft (pass-through)"));
+    assertEquals(Verdict.PASS, bad.get("collapsed produce throughput (median of rounds) >= 0.90x weft"));
     assertEquals(Verdict.FAIL, bad.get("weft peak RSS <= 128 MiB"));
-    assertEquals(Verdict.FAIL, verdicts(gate, maxRun(0.94, 0.5, 100, 0.89)).get("weft consume MB/s >= 0.95x direct"));
-    assertEquals(Verdict.FAIL, verdicts(gate, maxRun(0.99, 0.5, 100, 0.89)).get("collapsed produce MB/s >= 0.90x weft"));
+    assertEquals(Verdict.FAIL, verdicts(gate, maxRun(0.94, 0.5, 100, 0.89)).get("weft consume throughput (median of rounds) >= 0.95x direct"));
+    assertEquals(Verdict.FAIL, verdicts(gate, maxRun(0.99, 0.5, 100, 0.89)).get("collapsed produce throughput (median of rounds) >= 0.90x weft"));
   }
 
   @Test
@@ -113,12 +114,12 @@ class GateTest {
     JsonNode old = report(
         result("direct", "produce", "max-throughput", 100, 2000, null, null),
         "{\"target\": \"weft\", \"scenario\": \"produce\", \"mode\": \"max-throughput\", \"mbPerSec\": 99,"
-            + " \"proxy\": {\"cpuSecondsPerGB\": 0.3, \"peakRssBytes\": 100000000}}");
+            + " \"medianSliceRecordsPerSec\": 99000, \"proxy\": {\"cpuSecondsPerGB\": 0.3, \"peakRssBytes\": 100000000}}");
     Map<String, Outcome> o = gate.check(old).stream().collect(Collectors.toMap(x -> x.goal().name(), x -> x));
-    assertEquals(Verdict.PASS, o.get("weft produce MB/s >= 0.98x direct").verdict());
-    assertEquals("no weft consume result", o.get("weft consume MB/s >= 0.95x direct").detail());
+    assertEquals(Verdict.PASS, o.get("weft produce throughput (median of rounds) >= 0.98x direct").verdict());
+    assertEquals("no weft consume result", o.get("weft consume throughput (median of rounds) >= 0.95x direct").detail());
     assertEquals("weft has no proxy.phase.cpuSecondsPerGB", o.get("weft produce CPU s/GB <= 0.6x haproxy").detail());
-    assertEquals("no woven produce result", o.get("woven produce MB/s >= 0.95x weft (pass-through)").detail());
+    assertEquals("no woven produce result", o.get("woven produce throughput (median of rounds) >= 0.95x weft (pass-through)").detail());
     assertEquals(Verdict.PASS, o.get("weft peak RSS <= 128 MiB").verdict());
     long notMeasured = o.values().stream().filter(x -> x.verdict() == Verdict.NOT_MEASURED).count();
     assertEquals(8, notMeasured);
@@ -160,13 +161,13 @@ class GateTest {
     assertEquals(0, pass.code(), pass.stdout() + pass.stderr());
     assertTrue(pass.stdout().contains("== gate issue #10 — run A (good) =="), pass.stdout());
     assertTrue(pass.stdout().contains("Gate issue #10, run A (good): 9 pass, 0 fail, 1 not measured."), pass.stdout());
-    assertTrue(pass.stdout().contains(">= 0.95 × direct 100 = 95.0"), pass.stdout());
+    assertTrue(pass.stdout().contains(">= 0.95 × direct 100,000 = 95,000"), pass.stdout());
     assertTrue(pass.stdout().contains("not measured: run is max-throughput, goal needs fixed-rate"), pass.stdout());
 
     CompareTest.Out fail = CompareTest.cli("compare", good.toString(), bad.toString(), "--gate", gate, "--fail-on-regression",
         "--threshold", "throughput=10%", "--html", dir.resolve("g.html").toString());
     assertEquals(1, fail.code(), fail.stdout() + fail.stderr());
-    assertTrue(fail.stdout().contains("goal missed, run B: weft produce MB/s >= 0.98x direct: 96.0, needs >= 0.98 × direct 100 = 98.0"),
+    assertTrue(fail.stdout().contains("goal missed, run B: weft produce throughput (median of rounds) >= 0.98x direct: 96,000, needs >= 0.98 × direct 100,000 = 98,000"),
         fail.stdout());
     String html = Files.readString(dir.resolve("g.html"));
     assertTrue(html.contains("gate issue #10 — run B (bad)") && html.contains("✗ fail"), "gate tables in the HTML");
