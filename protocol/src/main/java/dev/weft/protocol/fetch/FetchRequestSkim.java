@@ -190,17 +190,6 @@ public final class FetchRequestSkim extends RequestSkim {
         return version < FIRST_SESSION_VERSION ? -1 : buf.getInt(bodyOffset + layout.maxWaitOffset + 17);
     }
 
-    /**
-     * Overwrites the session epoch in the skimmed frame itself (v7+; nothing before): a client's
-     * request with session id 0 and epoch -1 is a full fetch outside any session, so a proxy that
-     * declines fetch sessions can forward the client's frame as it is after this 4-byte patch.
-     */
-    public void sessionEpochInPlace(int epoch) {
-        if (version >= FIRST_SESSION_VERSION) {
-            buf.setInt(bodyOffset + layout.maxWaitOffset + 17, epoch);
-        }
-    }
-
     @Override
     protected void parsePartition(int p) {
         int fixed = layout.fetchPartitionFixedBytes;

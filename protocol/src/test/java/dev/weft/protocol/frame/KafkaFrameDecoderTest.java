@@ -1,5 +1,6 @@
 package dev.weft.protocol.frame;
 
+import dev.weft.protocol.skim.CountingAllocator;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -234,36 +235,10 @@ class KafkaFrameDecoderTest {
             // Each compaction copies the frame so far into twice its size, and sparse reads fill that room:
             // the decoder allocates (and copies) well under 4x the frame, where copying everything at every
             // compaction took ~16x.
-            assertTrue(counting.bytes < 4L * wire.length, "the decoder allocated " + counting.bytes + " bytes for a "
+            assertTrue(counting.requested < 4L * wire.length, "the decoder allocated " + counting.requested + " bytes for a "
                     + wire.length + "-byte frame");
         } finally {
             upstream.finishAndReleaseAll();
-        }
-    }
-
-    /** A pooled allocator that counts the bytes asked for, so a test can see what the decoder copies. */
-    private static final class CountingAllocator extends io.netty.buffer.AbstractByteBufAllocator {
-        long bytes;
-
-        CountingAllocator() {
-            super(true);
-        }
-
-        @Override
-        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            bytes += initialCapacity;
-            return PooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            bytes += initialCapacity;
-            return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        public boolean isDirectBufferPooled() {
-            return true;
         }
     }
 

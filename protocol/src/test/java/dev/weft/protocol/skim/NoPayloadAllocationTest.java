@@ -8,9 +8,7 @@ import dev.weft.protocol.fetch.FetchResponseMerger;
 import dev.weft.protocol.fetch.FetchResponseSkim;
 import dev.weft.protocol.produce.ProduceRequestBuilder;
 import dev.weft.protocol.produce.ProduceRequestSkim;
-import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import java.util.Random;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -29,32 +27,6 @@ import org.junit.jupiter.api.Test;
  * side; this pins the buffer side in every build.
  */
 class NoPayloadAllocationTest {
-
-    /** Delegates to the pooled allocator and counts the capacity asked for. */
-    static final class CountingAllocator extends AbstractByteBufAllocator {
-        long requested;
-
-        CountingAllocator() {
-            super(true);
-        }
-
-        @Override
-        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            requested += initialCapacity;
-            return PooledByteBufAllocator.DEFAULT.heapBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            requested += initialCapacity;
-            return PooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
-        }
-
-        @Override
-        public boolean isDirectBufferPooled() {
-            return true;
-        }
-    }
 
     static MemoryRecords records(int valueBytes, long seed) {
         Random random = new Random(seed);
