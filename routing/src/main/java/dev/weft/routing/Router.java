@@ -74,6 +74,16 @@ public interface Router {
     }
 
     /**
+     * Whether the hot planner reads the replicas and in-sync replicas of every route's partitions
+     * ({@link dev.weft.routing.api.HotContext#leaders}) even when connections are bound to brokers: the
+     * proxy then learns them from every Metadata answer it forwards and reads them again every refresh
+     * interval (ISRs change without clients asking Metadata).
+     */
+    default boolean readsReplicas() {
+        return false;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

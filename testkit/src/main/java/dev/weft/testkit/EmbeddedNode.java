@@ -7,6 +7,7 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.server.Server;
 import kafka.server.SharedServer;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.bootstrap.BootstrapMetadata;
@@ -53,6 +54,9 @@ final class EmbeddedNode implements KafkaNode {
     private SharedServer shared;
     private ControllerServer controller;
     private BrokerServer broker;
+    private Metrics metrics;
+    /** Bytes each listener sent before the current start (a start makes new metrics). */
+    private final Map<String, Long> bytesSentBefore = new java.util.HashMap<>();
     private boolean running;
 
     EmbeddedNode(int nodeId, Map<String, String> serverProperties, FaultHandlerFactory faultHandlers,
@@ -78,7 +82,7 @@ final class EmbeddedNode implements KafkaNode {
         var logDirs = KafkaRaftServer.initializeLogDirs(config, LOG, "[testkit node " + nodeId + "] ");
         MetaPropertiesEnsemble ensemble = logDirs._1();
         BootstrapMetadata bootstrap = logDirs._2();
-        Metrics metrics = Server.initializeMetrics(config, Time.SYSTEM, ensemble.clusterId().orElseThrow());
+        metrics = Server.initializeMetrics(config, Time.SYSTEM, ensemble.clusterId().orElseThrow());
         shared = new SharedServer(config, ensemble, Time.SYSTEM, metrics,
             CompletableFuture.completedFuture(QuorumConfig.parseVoterConnections(config.quorumConfig().voters())),
             QuorumConfig.parseBootstrapServers(config.quorumConfig().bootstrapServers()),
@@ -163,8 +167,34 @@ final class EmbeddedNode implements KafkaNode {
         }
     }
 
+    @Override
+    public synchronized long bytesSent(String listener) {
+        return bytesSentBefore.getOrDefault(listener, 0L) + bytesSentSinceStart(listener);
+    }
+
+    /** The node's own socket-server metric: bytes written to every connection of {@code listener}. */
+    private long bytesSentSinceStart(String listener) {
+        if (metrics == null) {
+            return 0;
+        }
+        double sum = 0;
+        for (var e : metrics.metrics().entrySet()) {
+            MetricName name = e.getKey();
+            if (name.name().equals("outgoing-byte-total") && name.group().equals("socket-server-metrics")
+                    && listener.equals(name.tags().get("listener"))) {
+                sum += ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return (long) sum;
+    }
+
     /** Broker before controller, as KafkaRaftServer does: the raft client must outlive the broker. */
     private void shutdownParts() {
+        if (metrics != null) {
+            for (String listener : listenersWithBytes()) {
+                bytesSentBefore.merge(listener, bytesSentSinceStart(listener), Long::sum);
+            }
+        }
         if (broker != null) {
             BrokerServer b = broker;
             swallow("broker shutdown", b::shutdown);
@@ -178,7 +208,18 @@ final class EmbeddedNode implements KafkaNode {
             controller = null;
         }
         shared = null;
+        metrics = null; // SharedServer closed it
         running = false;
+    }
+
+    private java.util.Set<String> listenersWithBytes() {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (MetricName name : metrics.metrics().keySet()) {
+            if (name.group().equals("socket-server-metrics") && name.tags().containsKey("listener")) {
+                out.add(name.tags().get("listener"));
+            }
+        }
+        return out;
     }
 
     private void deleteCleanShutdownMarkers() {

@@ -171,6 +171,12 @@ final class ForkedNode implements KafkaNode {
     }
 
     @Override
+    public long bytesSent(String listener) {
+        throw new UnsupportedOperationException("node " + nodeId + " is forked: its socket-server metrics live in its own JVM;"
+                + " read bytes served per broker from an in-JVM cluster");
+    }
+
+    @Override
     public synchronized OptionalLong pid() {
         return isRunning() ? OptionalLong.of(process.pid()) : OptionalLong.empty();
     }

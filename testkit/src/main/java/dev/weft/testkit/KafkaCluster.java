@@ -473,6 +473,16 @@ public final class KafkaCluster implements AutoCloseable {
         return member(nodeId).node.pid();
     }
 
+    /**
+     * Bytes broker {@code nodeId} has written to clients on {@code listener} since the cluster started, as
+     * the broker's own socket-server metrics count them (kept across restarts); in-JVM clusters only.
+     * Give clients a listener of their own ({@link Builder#listener}, {@link Builder#interBrokerListener})
+     * to leave replication out.
+     */
+    public synchronized long bytesSent(int nodeId, String listener) {
+        return member(nodeId).node.bytesSent(listener);
+    }
+
     /** Every port any node of this cluster was given, including nodes since removed. */
     public synchronized Set<Integer> usedPorts() {
         return ports == null ? Set.of() : ports.allPorts();

@@ -29,6 +29,16 @@ sealed interface KafkaNode permits EmbeddedNode, ForkedNode {
 
     boolean isRunning();
 
+    /**
+     * Bytes the node has written to the connections of client listener {@code listener} since it was
+     * first started (the broker's own {@code socket-server-metrics outgoing-byte-total}, summed over its
+     * network threads and kept across restarts): what the node served to clients on it, replication
+     * excluded when replication uses another listener.
+     *
+     * @throws UnsupportedOperationException for a forked node (its metrics live in its own JVM)
+     */
+    long bytesSent(String listener);
+
     /** The operating-system process id of a forked node while it runs; empty for an in-JVM node. */
     OptionalLong pid();
 }

@@ -49,6 +49,12 @@ public final class FetchResponseMerger {
     /** Error code NOT_LEADER_OR_FOLLOWER: retriable, makes clients refresh metadata. */
     public static final short NOT_LEADER_OR_FOLLOWER = 6;
 
+    /**
+     * {@code routeOf} value of a partition answered empty with no error (its upstream answer was set
+     * aside): the client fetches it again, as it does a partition with no new data.
+     */
+    public static final int ANSWERED_EMPTY = -3;
+
     private static final int ERROR_ENTRY = -1;
     private static final int OMITTED = -2;
     private static final FetchResponseSkim[] NO_RESPONSES = new FetchResponseSkim[0];
@@ -94,7 +100,8 @@ public final class FetchResponseMerger {
     /**
      * As {@link #merge(FetchRequestSkim, int[], FetchResponseSkim[], UpstreamTopicKeys, short, int,
      * NodeEndpointRewriter, ByteBufAllocator)}, with one error code for partitions that were not sent
-     * ({@code routeOf[i] < 0}: refused) and another for partitions sent to an upstream whose response is
+     * ({@code routeOf[i] < 0}: refused; {@link #ANSWERED_EMPTY}: answered empty without an error) and
+     * another for partitions sent to an upstream whose response is
      * null (failed, or not waited for: {@code 0} answers them empty, with no error and unknown offsets,
      * so the client simply fetches them again).
      */
@@ -183,8 +190,8 @@ public final class FetchResponseMerger {
                 for (int i = first; i < first + topics.partitionCount(t); i++) {
                     int j = merge.match(i);
                     if (j == ERROR_ENTRY) {
-                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i),
-                                routeOf == null || routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
+                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), routeOf == null
+                                ? refusedErrorCode : routeOf[i] == ANSWERED_EMPTY ? 0 : routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
                     } else if (j >= 0) {
                         copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter);
                     }

@@ -138,6 +138,11 @@ public abstract class PartitionSkim {
         return buf;
     }
 
+    /** The API key of what is skimmed (Produce 0, Fetch 1). */
+    public final short apiKey() {
+        return apiKey;
+    }
+
     public final short version() {
         return version;
     }

@@ -13,6 +13,8 @@ import java.util.function.Supplier;
  * {@code weft_upstream_requests_total{virtual_cluster, cluster, broker, api}}: requests the proxy sent
  * to each upstream broker ({@code broker="any"}: a connection to any broker of the cluster). A split
  * Produce or Fetch shows as sub-requests to several brokers for one client request.
+ * {@code weft_upstream_fetch_bytes_total{virtual_cluster, cluster, broker, rack, zone}}: Fetch answer
+ * bytes per broker, in the proxy's zone or across zones (rack-aware fetch).
  */
 public final class UpstreamRequestsCollector implements MultiCollector {
 
@@ -39,6 +41,15 @@ public final class UpstreamRequestsCollector implements MultiCollector {
             discarded.dataPoint(CounterDataPointSnapshot.builder().labels(Labels.of("virtual_cluster", c.virtualCluster()))
                     .value(c.fetchBytesDiscarded()).build());
         }
-        return MetricSnapshots.of(counter.build(), discarded.build());
+        CounterSnapshot.Builder fetchBytes = CounterSnapshot.builder().name("weft_upstream_fetch_bytes")
+                .help("Fetch answer bytes each upstream broker sent; zone: in (the broker's rack is the proxy's zone),"
+                        + " cross (another rack), unknown (no zone configured or no broker.rack)");
+        for (UpstreamRequestCounters c : counters.get()) {
+            c.forEachFetchBytes((cluster, broker, rack, zone, bytes) -> fetchBytes.dataPoint(CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("virtual_cluster", c.virtualCluster(), "cluster", cluster, "broker", broker,
+                            "rack", rack == null ? "" : rack, "zone", zone))
+                    .value(bytes).build()));
+        }
+        return MetricSnapshots.of(counter.build(), discarded.build(), fetchBytes.build());
     }
 }

@@ -107,7 +107,8 @@ public final class ConfigLoader {
         WeftConfig.AdminSettings admin = admin(doc.get("admin"));
         Map<String, ClusterConfig> clusters = clusters(doc.get("clusters"));
         Map<String, RouterSpec> routers = RoutersReader.read(doc.get("routers"));
-        Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters, routers);
+        Map<String, VirtualClusterConfig> virtualClusters = virtualClusters(doc.get("virtualClusters"), clusters, routers,
+                server.rack());
         RoutersReader.validate(routers, clusters.keySet(), virtualClusters, problems);
         checkPortsUnique(virtualClusters, problems);
         if (!problems.isEmpty()) {
@@ -119,7 +120,7 @@ public final class ConfigLoader {
     private static ServerSettings server(ConfigNode n) {
         n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs",
                 "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests", "maxPartialFrameBytesPerConnection",
-                "maxPartialFrameBytesPerCore", "zeroCopySendThreshold"));
+                "maxPartialFrameBytesPerCore", "zeroCopySendThreshold", "rack"));
         String transport = n.get("transport").text("auto");
         if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
             n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
@@ -143,7 +144,26 @@ public final class ConfigLoader {
                 n.get("maxInflightRequests").integer(1000, 1, 1_000_000),
                 perConnectionBytes,
                 perCoreBytes,
-                (int) n.get("zeroCopySendThreshold").bytes(0, 0, 1L << 30));
+                (int) n.get("zeroCopySendThreshold").bytes(0, 0, 1L << 30),
+                rack(n.get("rack"), null));
+    }
+
+    /**
+     * A zone name as brokers give theirs in {@code broker.rack}; {@code ""} says "none" (a virtual cluster
+     * leaving {@code server.rack} out), a missing key gives {@code inherited}.
+     */
+    private static String rack(ConfigNode n, String inherited) {
+        if (n.isMissing()) {
+            return inherited;
+        }
+        String rack = n.text(null);
+        if (rack == null) {
+            return inherited;
+        }
+        if (!rack.equals(rack.strip())) {
+            n.problem("\"" + rack + "\" has leading or trailing spaces; brokers compare broker.rack exactly");
+        }
+        return rack.isEmpty() ? null : rack;
     }
 
     private static WeftConfig.AdminSettings admin(ConfigNode n) {
@@ -212,7 +232,7 @@ public final class ConfigLoader {
     }
 
     private static Map<String, VirtualClusterConfig> virtualClusters(ConfigNode n, Map<String, ClusterConfig> clusters,
-            Map<String, RouterSpec> routers) {
+            Map<String, RouterSpec> routers, String serverRack) {
         Map<String, VirtualClusterConfig> out = new LinkedHashMap<>();
         if (n.isMissing()) {
             n.problem("is required: name at least one virtual cluster for clients to connect to");
@@ -223,7 +243,7 @@ public final class ConfigLoader {
             if (!v.requireObject()) {
                 continue;
             }
-            v.allowOnly(Set.of("target", "topology", "gateways", "nodes"));
+            v.allowOnly(Set.of("target", "topology", "gateways", "nodes", "rack"));
             ConfigNode target = v.get("target");
             String cluster = null;
             String router = null;
@@ -278,7 +298,7 @@ public final class ConfigLoader {
                 gateways.add(gateway);
             }
             out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways),
-                    nodes));
+                    nodes, rack(v.get("rack"), serverRack)));
         }
         return out;
     }

@@ -38,6 +38,8 @@ public record WeftConfig(
      * @param zeroCopySendThresholdBytes writes of at least this many bytes use io_uring's zero-copy send
      *     ({@code IORING_OP_SEND_ZC}); 0 = off (the default: on loopback and most virtual NICs the kernel
      *     copies anyway and the completion notifications cost more than the copy, perf-reports has the A/B)
+     * @param rack the zone this proxy runs in (as brokers name theirs in {@code broker.rack}), or null:
+     *     Fetch partitions are read from an in-sync replica in it when their leader is elsewhere
      */
     public record ServerSettings(
             String transport,
@@ -51,7 +53,8 @@ public record WeftConfig(
             int maxInflightRequests,
             long maxPartialFrameBytesPerConnection,
             long maxPartialFrameBytesPerCore,
-            int zeroCopySendThresholdBytes) {
+            int zeroCopySendThresholdBytes,
+            String rack) {
     }
 
     /**
@@ -188,6 +191,8 @@ public record WeftConfig(
      * @param targetCluster the cluster behind it, or null when it targets a router
      * @param targetRouter the root router of its routing DAG, or null when it targets a cluster
      * @param nodes the proxy nodes of a collapsed virtual cluster (empty when mirrored)
+     * @param rack the zone rack-aware fetch reads in for this virtual cluster ({@code server.rack} unless
+     *     it sets its own; null: none, every partition is read where the router sends it)
      */
     public record VirtualClusterConfig(
             String name,
@@ -195,11 +200,12 @@ public record WeftConfig(
             String targetRouter,
             Topology topology,
             java.util.List<GatewayConfig> gateways,
-            java.util.List<dev.weft.routing.node.ProxyNode> nodes) {
+            java.util.List<dev.weft.routing.node.ProxyNode> nodes,
+            String rack) {
 
         public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
                 java.util.List<GatewayConfig> gateways) {
-            this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of());
+            this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of(), null);
         }
 
         /** What the virtual cluster targets, as the routing graph names it (null when the config names neither). */

@@ -72,7 +72,7 @@ final class AnswerSkims<R extends ResponseSkim> {
             R answer = r == null ? null : wrap.wrap(skims[t], r, r.readerIndex() + PREFIX, r.writerIndex(), version);
             in[t] = answer;
             if (answer != null && host.plansByCachedLeaders()) {
-                forgetMovedLeaders(plan.targetLeaf(t), answer);
+                forgetMovedLeaders(plan.targetLeaf(t), plan.targetBroker(t), answer);
             }
         }
         return in;
@@ -82,16 +82,21 @@ final class AnswerSkims<R extends ResponseSkim> {
      * A part's answer said some partitions' leader moved (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH):
      * in the collapsed topology, which plans by the cached leaders, the cache forgets them, so they are
      * answered retriably until the client's next Metadata (through the proxy) teaches the new leader.
-     * Error path only: topic names are read as Strings here.
+     * Error path only: topic names are read as Strings here. An answer from a broker the cache does not
+     * hold as the leader (an in-zone follower, rack-aware fetch) says nothing about the leader.
      */
-    private void forgetMovedLeaders(int leaf, R answer) {
+    private void forgetMovedLeaders(int leaf, int broker, R answer) {
         for (int i = 0; i < answer.partitionCount(); i++) {
             int error = errorOf.error(answer, i);
             if (error == Errors.NOT_LEADER_OR_FOLLOWER.code() || error == Errors.FENCED_LEADER_EPOCH.code()) {
                 int t = answer.partitionTopic(i);
                 TopologyHolder topology = host.cluster(leaf).topology();
-                if (answer.usesTopicIds()) {
-                    var id = answer.topicId(t);
+                var id = answer.usesTopicIds() ? answer.topicId(t) : null;
+                var known = id != null ? topology.partitions().topic(id) : topology.partitions().topic(answer.topicName(t));
+                if (known != null && known.leader(answer.partitionIndex(i)) != broker) {
+                    continue;
+                }
+                if (id != null) {
                     topology.invalidate(id.getMostSignificantBits(), id.getLeastSignificantBits(), answer.partitionIndex(i));
                 } else {
                     topology.invalidate(answer.topicName(t), answer.partitionIndex(i));

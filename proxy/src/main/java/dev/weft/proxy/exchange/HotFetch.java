@@ -49,10 +49,12 @@ public final class HotFetch {
     private final AnswerSkims<FetchResponseSkim> answers;
     /** Reads how many record bytes a part's answer carries (never used across a merge). */
     private final FetchResponseSkim probe = new FetchResponseSkim();
+    private final FollowerAnswers followers;
 
     public HotFetch(ExchangeHost host) {
         this.host = host;
         this.endpoints = new TargetEndpoints(host);
+        this.followers = new FollowerAnswers(host);
         this.plans = new RoutePlanPool(host.topicNames());
         this.answers = new AnswerSkims<>(host, FetchResponseSkim::new, FetchResponseSkim[]::new,
                 FetchResponseSkim::wrap, FetchResponseSkim::errorCode);
@@ -126,16 +128,20 @@ public final class HotFetch {
 
     /** The client's answer from the targets' answers (null: none, every partition refused). */
     private ByteBuf merge(RoutePlan plan, short refusal, ByteBuf[] responses) {
-        return merge(plan, refusal, refusal, responses);
+        return merge(plan, refusal, refusal, responses, null);
     }
 
     /**
      * @param refusal for partitions not sent
      * @param missing for partitions whose target has no answer (failed: retriable; not waited for: 0)
+     * @param failed per target, whether its part failed (null: nothing was sent)
      */
-    private ByteBuf merge(RoutePlan plan, short refusal, short missing, ByteBuf[] responses) {
+    private ByteBuf merge(RoutePlan plan, short refusal, short missing, ByteBuf[] responses, boolean[] failed) {
         FetchResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
+            if (plan.replicaReads() > 0 && failed != null) {
+                followers.review(skim, plan, in, failed);
+            }
             return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, missing, NO_SESSION,
                     endpoints.of(plan), host.alloc());
         } finally {
@@ -159,6 +165,7 @@ public final class HotFetch {
         private final UpstreamLink[] links;
         private final boolean[] expectData;
         private final boolean[] done;
+        private final boolean[] failed;
         private long recordBytes;
 
         FetchMerge(int slot, ByteBuf request, RoutePlan plan, short refusal, int minBytes) {
@@ -168,6 +175,7 @@ public final class HotFetch {
             this.links = new UpstreamLink[n];
             this.expectData = new boolean[n];
             this.done = new boolean[n];
+            this.failed = new boolean[n];
             UpstreamLinks all = host.links();
             for (int t = 0; t < n; t++) {
                 links[t] = PlanSender.linkFor(all, plan.targetLeaf(t), plan.targetBroker(t));
@@ -213,7 +221,10 @@ public final class HotFetch {
             skim.wrap(request, request.readerIndex() + PREFIX, request.writerIndex());
             // parts still out when answering early: their partitions answered empty, without an error
             short missing = early() && !anyFailed() ? Errors.NONE.code() : refusal;
-            return HotFetch.this.merge(plan, refusal, missing, responses);
+            for (int t = 0; t < failed.length; t++) {
+                failed[t] = done[t] && responses[t] == null;
+            }
+            return HotFetch.this.merge(plan, refusal, missing, responses, failed);
         }
 
         @Override

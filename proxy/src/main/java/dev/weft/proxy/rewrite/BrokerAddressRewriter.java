@@ -37,6 +37,7 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
     private final NodeIdMapping bijection;
     private final int route;
     private final TopologyHolder topology;
+    private final boolean learnPartitions;
     private final String context;
     /** Node ids already reported as unreachable through this gateway: logged once each. */
     private final Set<Integer> reportedMissingPorts = ConcurrentHashMap.newKeySet();
@@ -47,14 +48,17 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
      * @param route which route of the bijection the upstream cluster is
      * @param topology the upstream cluster's topology, told about brokers seen in responses
      * @param context for log lines, e.g. "virtual cluster 'main', gateway 'plain'"
+     * @param learnPartitions whether the topology also learns the partitions' leaders, replicas and ISRs
+     *     from Metadata answers (a router that reads them on the hot path: rack-aware fetch)
      */
     public BrokerAddressRewriter(BrokerAddressBook addresses, NodeIdMapping bijection, int route,
-            TopologyHolder topology, String context) {
+            TopologyHolder topology, String context, boolean learnPartitions) {
         this.addresses = addresses;
         this.bijection = bijection;
         this.route = route;
         this.topology = topology;
         this.context = context;
+        this.learnPartitions = learnPartitions;
     }
 
     @Override
@@ -93,6 +97,9 @@ public final class BrokerAddressRewriter implements ResponseRewriter {
         }
         data.setBrokers(rewritten);
         topology.offer(data.clusterId(), real);
+        if (learnPartitions) {
+            topology.offerPartitions(data); // real node ids still: they are mapped below
+        }
         if (bijection.routes() == 1) {
             return; // node ids are unchanged: leaders and replicas stay as they are
         }

@@ -85,6 +85,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     final BrokerAddressBook addresses;
     final int virtualNodeId;
     final int ownRoute;
+    /** The real node id of the broker a mirrored broker connection is bound to; -1 for bootstrap and collapsed connections. */
+    private final int ownBroker;
     private final String id = "w" + IDS.incrementAndGet();
     private final RequestHeaderView requestHeader = new RequestHeaderView();
     private final ResponseOrder slots;
@@ -121,6 +123,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         this.addresses = addresses;
         this.virtualNodeId = virtualNodeId;
         this.ownRoute = virtualNodeId < 0 ? -1 : runtime.bijection().routeOf(virtualNodeId);
+        this.ownBroker = virtualNodeId < 0 || runtime.collapsed() != null ? -1 : runtime.bijection().realNodeId(virtualNodeId);
         this.slots = new ResponseOrder(ResponseOrder.INITIAL_SLOTS);
         this.lastReadNanos = settings.clock().nanoTime();
         this.links = new UpstreamLinks(this, settings.links(), runtime.upstreamRequests(), ownRoute);
@@ -144,6 +147,16 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             @Override
             public dev.weft.routing.topology.PartitionLeadership leaders(int route) {
                 return runtime.leaders(route);
+            }
+
+            @Override
+            public int ownBroker() {
+                return ownBroker;
+            }
+
+            @Override
+            public dev.weft.routing.topology.ClusterTopology brokers(int route) {
+                return runtime.brokers(route);
             }
         };
     }

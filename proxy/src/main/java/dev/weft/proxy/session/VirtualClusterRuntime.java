@@ -97,7 +97,12 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         this.routes = List.copyOf(routes);
         this.collapsed = config.topology() == dev.weft.proxy.config.WeftConfig.Topology.COLLAPSED
                 ? CollapsedNodes.of("virtualClusters." + config.name() + ".nodes", config.nodes()) : null;
-        this.upstreamRequests = new UpstreamRequestCounters(config.name(), this.routes.stream().map(UpstreamCluster::name).toList());
+        Map<String, dev.weft.routing.topology.TopologyHolder> topologies = new java.util.HashMap<>();
+        for (UpstreamCluster c : this.routes) {
+            topologies.put(c.name(), c.topology());
+        }
+        this.upstreamRequests = new UpstreamRequestCounters(config.name(), this.routes.stream().map(UpstreamCluster::name).toList(),
+                config.rack(), topologies);
         this.branchCounters = new dev.weft.proxy.exchange.BranchCounters(config.name(),
                 router.routes().stream().map(dev.weft.routing.dag.RouteSpec::name).toList());
         this.bijection = nodeIds;
@@ -155,12 +160,14 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /**
      * Routes that are not client-facing (a branch's) get no client Metadata, whose answers teach the
      * topology cache the leaders: their leaders are read before the gateways open, then every
-     * {@code interval} (and sooner when a copy finds none, {@code BranchCopies}).
+     * {@code interval} (and sooner when a copy finds none, {@code BranchCopies}). A router that
+     * {@linkplain Router#readsReplicas reads replicas} has every route read so: ISRs change without
+     * clients asking Metadata.
      */
     private void learnLeadersOfRoutesClientsDoNotAsk(Duration timeout, Duration interval) {
         List<java.util.concurrent.CompletableFuture<Void>> first = new ArrayList<>();
         for (int k = 0; k < routes.size(); k++) {
-            if (!router.clientFacing(k)) {
+            if (!router.clientFacing(k) || router.readsReplicas()) {
                 UpstreamCluster c = routes.get(k);
                 first.add(c.refreshLeadersSoon());
                 timer.scheduleWithFixedDelay(c::refreshLeadersSoon, interval.toMillis(), interval.toMillis(),
@@ -226,7 +233,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         for (int k = 0; k < routes.size(); k++) {
             ResponseRewriter[] byApiKey = new ResponseRewriter[ApiKeyTable.size()];
             BrokerAddressRewriter addresses = new BrokerAddressRewriter(gateway, bijection, k, routes.get(k).topology(),
-                    "virtual cluster '" + config.name() + "', gateway '" + gateway.config().name() + "'");
+                    "virtual cluster '" + config.name() + "', gateway '" + gateway.config().name() + "'", router.readsReplicas());
             byApiKey[ApiKeys.METADATA.id] = addresses;
             byApiKey[ApiKeys.FIND_COORDINATOR.id] = addresses;
             byApiKey[ApiKeys.DESCRIBE_CLUSTER.id] = addresses;
@@ -250,6 +257,11 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /** The partition leaders the topology cache knows behind {@code route}. */
     PartitionLeadership leaders(int route) {
         return routes.get(route).topology().partitions();
+    }
+
+    /** The brokers (with racks) the topology cache knows behind {@code route}. */
+    dev.weft.routing.topology.ClusterTopology brokers(int route) {
+        return routes.get(route).topology().current();
     }
 
     /** Sub-requests sent to each upstream broker, by API (exported on /metrics). */

@@ -56,7 +56,8 @@ public final class VirtualClusters {
         } catch (InvalidRoutingException e) {
             throw new VirtualClusterStartException(config.source() + ": " + e.getMessage(), e);
         }
-        Router router = LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED);
+        Router router = dev.weft.routing.rack.RackAwareRouter.over(
+                LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED), vc.rack());
         NodeIdMapping nodeIds = graph.nodeIds(vc.name());
         boolean forwardsSasl = router.apiRoute(ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
         List<UpstreamCluster> leaves = new ArrayList<>();

@@ -50,6 +50,7 @@ public final class UpstreamLink {
     }
 
     private static final int PREFIX = KafkaFrameDecoder.SIZE_PREFIX_BYTES;
+    private static final short FETCH = org.apache.kafka.common.protocol.ApiKeys.FETCH.id;
 
     private final int route;
     private final String name;
@@ -62,6 +63,10 @@ public final class UpstreamLink {
     private Channel channel;
     /** Requests sent over this link, by API key (shared with every link to the same broker). */
     private final java.util.concurrent.atomic.LongAdder[] requestsByApi;
+    /** Fetch answer bytes received over this link (shared with every link to the same broker). */
+    private final java.util.concurrent.atomic.LongAdder fetchBytes;
+    /** Per request waiting: whether it is a Fetch (its answer's bytes are counted). */
+    private final java.util.ArrayDeque<Boolean> waitingFetch = new java.util.ArrayDeque<>(4);
     private InetSocketAddress address;
     private String failure = "";
     private boolean byBroker;
@@ -84,11 +89,12 @@ public final class UpstreamLink {
     private boolean closeWhenAnswered;
     private String closeReason = "not connected";
 
-    UpstreamLink(int route, String name, Owner owner, java.util.concurrent.atomic.LongAdder[] requestsByApi) {
+    UpstreamLink(int route, String name, Owner owner, UpstreamRequestCounters.BrokerCounters counters) {
         this.route = route;
         this.name = name;
         this.owner = owner;
-        this.requestsByApi = requestsByApi;
+        this.requestsByApi = counters.requestsByApi;
+        this.fetchBytes = counters.fetchBytes;
     }
 
     /** The route (leaf) whose cluster this link reaches. */
@@ -173,6 +179,7 @@ public final class UpstreamLink {
             waiting.add(exchange);
             waitingIds.addInt(id);
             waitingTags.addInt(tag);
+            waitingFetch.add(apiKey == FETCH ? Boolean.TRUE : Boolean.FALSE);
         }
         if (channel == null) {
             unsent.add(frame);
@@ -340,6 +347,9 @@ public final class UpstreamLink {
             return;
         }
         waitingIds.pollInt();
+        if (waitingFetch.poll() == Boolean.TRUE) {
+            fetchBytes.add(frame.readableBytes());
+        }
         waiting.poll().onResponse(frame, waitingTags.pollInt());
         if (closeWhenAnswered && waiting.isEmpty()) {
             closeAfterWrites();
@@ -359,6 +369,7 @@ public final class UpstreamLink {
             channel.close();
         }
         waitingIds.clear();
+        waitingFetch.clear();
         Exchange e;
         while ((e = waiting.poll()) != null) {
             e.onFailure(error, reason, waitingTags.pollInt());

@@ -1,6 +1,7 @@
 package dev.weft.proxy.upstream;
 
 import dev.weft.protocol.ApiKeyTable;
+import dev.weft.routing.topology.TopologyHolder;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,8 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Requests a virtual cluster sent to each upstream broker, by API: how a split shows (one client
- * Produce, three sub-requests to three brokers). A link takes its broker's counters once, when it is
- * opened; counting a request is then one {@link LongAdder} increment, no lookup. Read by the exporter.
+ * Produce, three sub-requests to three brokers); and the Fetch answer bytes each broker sent, by zone
+ * (what rack-aware fetch keeps in the proxy's zone). A link takes its broker's counters once, when it
+ * is opened; counting is then one {@link LongAdder} increment, no lookup. Read by the exporter.
  */
 public final class UpstreamRequestCounters {
 
@@ -18,29 +20,48 @@ public final class UpstreamRequestCounters {
 
     private final String virtualCluster;
     private final List<String> clusterOfRoute;
-    private final Map<String, Map<String, LongAdder[]>> byClusterAndBroker = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, BrokerCounters>> byClusterAndBroker = new ConcurrentHashMap<>();
     private final LongAdder fetchBytesDiscarded = new LongAdder();
+    private final String zone;
+    private final Map<String, TopologyHolder> topologyOfCluster;
 
     /** @param clusterOfRoute the name of the cluster behind each route, in route order */
     public UpstreamRequestCounters(String virtualCluster, List<String> clusterOfRoute) {
+        this(virtualCluster, clusterOfRoute, null, Map.of());
+    }
+
+    /**
+     * @param zone the proxy's zone for this virtual cluster (rack-aware fetch), or null
+     * @param topologyOfCluster each cluster's topology (by name), where brokers' racks are read
+     */
+    public UpstreamRequestCounters(String virtualCluster, List<String> clusterOfRoute, String zone,
+            Map<String, TopologyHolder> topologyOfCluster) {
         this.virtualCluster = virtualCluster;
         this.clusterOfRoute = List.copyOf(clusterOfRoute);
+        this.zone = zone;
+        this.topologyOfCluster = Map.copyOf(topologyOfCluster);
     }
 
     public String virtualCluster() {
         return virtualCluster;
     }
 
-    /** The counters (by API key) of requests to broker {@code broker} (a real id, or {@link #ANY_BROKER}) behind {@code route}. */
-    LongAdder[] forBroker(int route, String broker) {
+    /** One broker's counters: requests by API key, and Fetch answer bytes. */
+    static final class BrokerCounters {
+        final LongAdder[] requestsByApi = new LongAdder[ApiKeyTable.size()];
+        final LongAdder fetchBytes = new LongAdder();
+
+        BrokerCounters() {
+            for (int i = 0; i < requestsByApi.length; i++) {
+                requestsByApi[i] = new LongAdder();
+            }
+        }
+    }
+
+    /** The counters of broker {@code broker} (a real id, or {@link #ANY_BROKER}) behind {@code route}. */
+    BrokerCounters forBroker(int route, String broker) {
         return byClusterAndBroker.computeIfAbsent(clusterOfRoute.get(route), c -> new ConcurrentHashMap<>())
-                .computeIfAbsent(broker, b -> {
-                    LongAdder[] a = new LongAdder[ApiKeyTable.size()];
-                    for (int i = 0; i < a.length; i++) {
-                        a[i] = new LongAdder();
-                    }
-                    return a;
-                });
+                .computeIfAbsent(broker, b -> new BrokerCounters());
     }
 
     /**
@@ -57,7 +78,8 @@ public final class UpstreamRequestCounters {
 
     /** Calls {@code out} for every (cluster, broker, API) that has requests. */
     public void forEach(Visitor out) {
-        byClusterAndBroker.forEach((cluster, brokers) -> brokers.forEach((broker, counts) -> {
+        byClusterAndBroker.forEach((cluster, brokers) -> brokers.forEach((broker, counters) -> {
+            LongAdder[] counts = counters.requestsByApi;
             for (short k = 0; k < counts.length; k++) {
                 long n = counts[k].sum();
                 if (n > 0) {
@@ -70,5 +92,35 @@ public final class UpstreamRequestCounters {
     @FunctionalInterface
     public interface Visitor {
         void count(String cluster, String broker, String api, long requests);
+    }
+
+    /**
+     * Calls {@code out} for every broker that sent Fetch answers: its rack (null: none or not known) and
+     * zone, {@code "in"} (its rack is the proxy's zone), {@code "cross"} (another rack) or
+     * {@code "unknown"} (no zone configured, or the broker's rack is not known).
+     */
+    public void forEachFetchBytes(FetchBytesVisitor out) {
+        byClusterAndBroker.forEach((cluster, brokers) -> brokers.forEach((broker, counters) -> {
+            long bytes = counters.fetchBytes.sum();
+            if (bytes == 0) {
+                return;
+            }
+            String rack = rackOf(cluster, broker);
+            String where = zone == null || rack == null ? "unknown" : zone.equals(rack) ? "in" : "cross";
+            out.bytes(cluster, broker, rack, where, bytes);
+        }));
+    }
+
+    private String rackOf(String cluster, String broker) {
+        TopologyHolder topology = topologyOfCluster.get(cluster);
+        if (topology == null || broker.equals(ANY_BROKER)) {
+            return null;
+        }
+        return topology.current().rack(Integer.parseInt(broker));
+    }
+
+    @FunctionalInterface
+    public interface FetchBytesVisitor {
+        void bytes(String cluster, String broker, String rack, String zone, long bytes);
     }
 }

@@ -18,4 +18,10 @@ public interface HotContext {
 
     /** What the topology cache knows of the partition leaders behind {@code route} (current snapshot). */
     dev.weft.routing.topology.PartitionLeadership leaders(int route);
+
+    /** The real node id of the broker the connection is bound to, or -1 when it is bound to none. */
+    int ownBroker();
+
+    /** The brokers (with racks) the topology cache knows behind {@code route} (current snapshot). */
+    dev.weft.routing.topology.ClusterTopology brokers(int route);
 }

@@ -22,6 +22,11 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     public static final int REFUSED = -1;
     /** Broker of a target: the one the client's connection is bound to (mirrored topology). */
     public static final int OWN_BROKER = -2;
+    /**
+     * Target of a Fetch partition whose answer was set aside (a follower served it badly): the client
+     * gets it empty, with no error, and simply fetches it again (see {@link #answerEmpty}).
+     */
+    public static final int ANSWERED_EMPTY = dev.weft.protocol.fetch.FetchResponseMerger.ANSWERED_EMPTY;
 
     private final TopicNameCache names;
     private int[] targetOf = new int[16];
@@ -52,6 +57,10 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     /** Per route, copies the planner could not place there (only routes in {@link #unplacedRoutes} are non-zero). */
     private int[] unplacedByRoute = new int[4];
     private long unplacedRoutes;
+    /** Per partition: read from a follower the proxy chose for its zone, not from the leader ({@link #readFromReplica}). */
+    private boolean[] replicaRead = new boolean[16];
+    private int replicaReads;
+    private int[] scratch = new int[4];
 
     public RoutePlan(TopicNameCache names) {
         this.names = names;
@@ -88,6 +97,13 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         }
         unplacedCopies = 0;
         unplacedRoutes = 0;
+        if (replicaReads > 0) {
+            Arrays.fill(replicaRead, false);
+            replicaReads = 0;
+        }
+        if (replicaRead.length < partitions) {
+            replicaRead = new boolean[Math.max(partitions, replicaRead.length * 2)];
+        }
         if (renumbered || keysPerPartition) {
             Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
             Arrays.fill(partitionKeys, null);
@@ -122,6 +138,76 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     public void send(int first, int end, int target) {
         Arrays.fill(targetOf, first, end, target);
         routed += end - first;
+    }
+
+    /**
+     * Moves partition {@code i} (already sent) to {@code target}; {@code replica}: the target is an
+     * in-sync follower the proxy chose (rack-aware fetch), whose errors and failures the exchange answers
+     * as "fetch again" instead of passing them on ({@link #isReplicaRead}). Call
+     * {@link #dropEmptyTargets()} once every move is made.
+     */
+    public void moveTo(int i, int target, boolean replica) {
+        targetOf[i] = target;
+        if (replica && !replicaRead[i]) {
+            replicaRead[i] = true;
+            replicaReads++;
+        } else if (!replica && replicaRead[i]) {
+            replicaRead[i] = false;
+            replicaReads--;
+        }
+    }
+
+    /** Whether partition {@code i} is read from a follower the proxy chose ({@link #moveTo}). */
+    public boolean isReplicaRead(int i) {
+        return replicaReads > 0 && replicaRead[i];
+    }
+
+    /** How many partitions are read from followers the proxy chose. */
+    public int replicaReads() {
+        return replicaReads;
+    }
+
+    /**
+     * Forgets targets no partition goes to any more (after {@link #moveTo}) and renumbers the rest in
+     * order, so no empty sub-request is sent.
+     */
+    public void dropEmptyTargets(int partitions) {
+        if (scratch.length < targetCount) {
+            scratch = new int[Math.max(targetCount, scratch.length * 2)];
+        }
+        Arrays.fill(scratch, 0, targetCount, 0);
+        for (int i = 0; i < partitions; i++) {
+            if (targetOf[i] >= 0) {
+                scratch[targetOf[i]]++;
+            }
+        }
+        int kept = 0;
+        for (int t = 0; t < targetCount; t++) {
+            if (scratch[t] > 0) {
+                targetLeaf[kept] = targetLeaf[t];
+                targetBroker[kept] = targetBroker[t];
+                scratch[t] = kept++;
+            } else {
+                scratch[t] = -1;
+            }
+        }
+        if (kept == targetCount) {
+            return;
+        }
+        for (int i = 0; i < partitions; i++) {
+            if (targetOf[i] >= 0) {
+                targetOf[i] = scratch[targetOf[i]];
+            }
+        }
+        targetCount = kept;
+    }
+
+    /**
+     * Partition {@code i}'s answer is set aside: the client gets it empty, without an error, and fetches
+     * it again from the same offset (a follower answered it with an error, or failed).
+     */
+    public void answerEmpty(int i) {
+        targetOf[i] = ANSWERED_EMPTY;
     }
 
     /** Refuses partitions {@code first}..{@code end-1}; {@code unknown}: their topic is not visible (else it lives elsewhere). */

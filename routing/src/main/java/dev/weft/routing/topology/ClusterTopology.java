@@ -20,11 +20,21 @@ public final class ClusterTopology {
     private final String clusterId;
     private final Map<Integer, BrokerEndpoint> brokers;
     private final long version;
+    /** Node ids ascending, and each one's rack (null: none): rack lookups on the hot path box nothing. */
+    private final int[] ids;
+    private final String[] racks;
 
     private ClusterTopology(String clusterId, Map<Integer, BrokerEndpoint> brokers, long version) {
         this.clusterId = clusterId;
         this.brokers = brokers;
         this.version = version;
+        this.ids = new int[brokers.size()];
+        this.racks = new String[brokers.size()];
+        int i = 0;
+        for (BrokerEndpoint b : brokers.values()) { // a TreeMap's values: ascending ids
+            ids[i] = b.nodeId();
+            racks[i++] = b.rack();
+        }
     }
 
     public static ClusterTopology empty() {
@@ -43,6 +53,20 @@ public final class ClusterTopology {
     /** The broker with this node id, or null when this snapshot does not know it. */
     public BrokerEndpoint broker(int nodeId) {
         return brokers.get(nodeId);
+    }
+
+    /**
+     * The rack ({@code broker.rack}) of broker {@code nodeId}, or null when it has none or this snapshot
+     * does not know it. Allocation-free (rack-aware fetch asks it per partition).
+     */
+    public String rack(int nodeId) {
+        int i = java.util.Arrays.binarySearch(ids, nodeId);
+        return i >= 0 ? racks[i] : null;
+    }
+
+    /** Whether broker {@code nodeId} is known and in {@code rack}. */
+    public boolean inRack(int nodeId, String rack) {
+        return rack != null && rack.equals(rack(nodeId));
     }
 
     public Collection<BrokerEndpoint> brokers() {

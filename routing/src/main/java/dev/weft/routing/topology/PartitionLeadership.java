@@ -161,6 +161,44 @@ public final class PartitionLeadership {
         return known == null ? this : replace(known, known.withLeader(partition, leaderId, leaderEpoch));
     }
 
+    /**
+     * This snapshot with replica {@code nodeId} out of the partition's in-sync replicas (see
+     * {@link TopicLeaders#withoutInSync(int, int)}): rack-aware fetch reads it from the leader until a
+     * newer Metadata answer says otherwise.
+     *
+     * @return the new snapshot, or {@code this} when nothing changed
+     */
+    public PartitionLeadership outOfSync(String topic, int partition, int nodeId) {
+        TopicLeaders known = topic(topic);
+        return known == null ? this : replace(known, known.withoutInSync(partition, nodeId));
+    }
+
+    /** {@link #outOfSync(String, int, int)} for a topic named by id. */
+    public PartitionLeadership outOfSync(long idMsb, long idLsb, int partition, int nodeId) {
+        TopicLeaders known = topic(idMsb, idLsb);
+        return known == null ? this : replace(known, known.withoutInSync(partition, nodeId));
+    }
+
+    /**
+     * This snapshot with broker {@code nodeId} out of every ISR it follows in (a connection to it failed):
+     * nothing is read from it as a follower until a newer Metadata answer lists it in sync again.
+     *
+     * @return the new snapshot, or {@code this} when it follows nothing
+     */
+    public PartitionLeadership replicaUnreachable(int nodeId) {
+        TopicLeaders[] copy = null;
+        for (int i = 0; i < topics.length; i++) {
+            TopicLeaders next = topics[i].withoutInSync(nodeId);
+            if (next != topics[i]) {
+                if (copy == null) {
+                    copy = topics.clone();
+                }
+                copy[i] = next;
+            }
+        }
+        return copy == null ? this : new PartitionLeadership(copy, slotByName, slotById, version + 1);
+    }
+
     private PartitionLeadership replace(TopicLeaders known, TopicLeaders next) {
         if (next == known) {
             return this;

@@ -293,6 +293,46 @@ public final class TopicLeaders {
         return new TopicLeaders(name, topicId, newLeaders, newEpochs, newErrors, replicas, isr, offline);
     }
 
+    /**
+     * The partition with {@code nodeId} taken out of its in-sync replicas, as when that replica served a
+     * read badly (an error, or behind the high watermark the client already saw): reads go to the
+     * leader until a newer Metadata answer lists the replica in sync again. {@code this} when it is not
+     * in the ISR or is the leader (the leader is always read from; its errors are the client's).
+     */
+    TopicLeaders withoutInSync(int partition, int nodeId) {
+        if (!isInSync(partition, nodeId) || leader(partition) == nodeId) {
+            return this;
+        }
+        int[][] newIsr = isr.clone();
+        newIsr[partition] = without(isr[partition], nodeId);
+        return new TopicLeaders(name, topicId, leaders, epochs, errors, replicas, newIsr, offline);
+    }
+
+    /** {@link #withoutInSync(int, int)} for every partition: the replica's broker cannot be reached. */
+    TopicLeaders withoutInSync(int nodeId) {
+        int[][] newIsr = null;
+        for (int p = 0; p < isr.length; p++) {
+            if (leaders[p] != nodeId && isInSync(p, nodeId)) {
+                if (newIsr == null) {
+                    newIsr = isr.clone();
+                }
+                newIsr[p] = without(isr[p], nodeId);
+            }
+        }
+        return newIsr == null ? this : new TopicLeaders(name, topicId, leaders, epochs, errors, replicas, newIsr, offline);
+    }
+
+    private static int[] without(int[] ids, int nodeId) {
+        int[] out = new int[ids.length - 1];
+        int n = 0;
+        for (int id : ids) {
+            if (id != nodeId) {
+                out[n++] = id;
+            }
+        }
+        return out;
+    }
+
     static Uuid idOf(MetadataResponseTopic t) {
         return t.topicId() == null ? Uuid.ZERO_UUID : t.topicId();
     }

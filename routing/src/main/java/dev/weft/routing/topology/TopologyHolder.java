@@ -100,6 +100,21 @@ public final class TopologyHolder {
         return updatePartitions(p -> p.leaderMoved(topicIdMsb, topicIdLsb, partition, leaderId, leaderEpoch));
     }
 
+    /** Takes a replica out of a partition's ISR until Metadata lists it again (see {@link PartitionLeadership#outOfSync(String, int, int)}). */
+    public PartitionLeadership outOfSync(String topic, int partition, int nodeId) {
+        return updatePartitions(p -> p.outOfSync(topic, partition, nodeId));
+    }
+
+    /** {@link #outOfSync(String, int, int)} for a topic named by id. */
+    public PartitionLeadership outOfSync(long topicIdMsb, long topicIdLsb, int partition, int nodeId) {
+        return updatePartitions(p -> p.outOfSync(topicIdMsb, topicIdLsb, partition, nodeId));
+    }
+
+    /** Takes a broker out of every ISR until Metadata lists it again (see {@link PartitionLeadership#replicaUnreachable}). */
+    public PartitionLeadership replicaUnreachable(int nodeId) {
+        return updatePartitions(p -> p.replicaUnreachable(nodeId));
+    }
+
     /** Applies a pure change to the current snapshot and publishes the result; retried when another thread won. */
     private PartitionLeadership updatePartitions(UnaryOperator<PartitionLeadership> change) {
         while (true) {

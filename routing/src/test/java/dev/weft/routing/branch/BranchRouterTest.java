@@ -185,6 +185,16 @@ class BranchRouterTest {
             public PartitionLeadership leaders(int route) {
                 return route == 1 ? stagingLeaders : PartitionLeadership.empty();
             }
+
+            @Override
+            public int ownBroker() {
+                return 0;
+            }
+
+            @Override
+            public dev.weft.routing.topology.ClusterTopology brokers(int route) {
+                return dev.weft.routing.topology.ClusterTopology.empty();
+            }
         };
     }
 
