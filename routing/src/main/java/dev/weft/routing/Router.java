@@ -84,6 +84,15 @@ public interface Router {
     }
 
     /**
+     * The rack_id (Fetch v11+) the proxy writes into the Fetch parts it builds, or null to copy the
+     * client's. A router that chooses replicas itself gives "" (none), so a broker's own replica selector
+     * (KIP-392) does not answer a part with "read it elsewhere" and no data.
+     */
+    default String fetchRackId() {
+        return null;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

@@ -55,6 +55,7 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     private boolean overrideMaxBytes;
     private int maxBytes;
     private boolean keepForgotten;
+    private byte[] rackId;
 
     /** Back to copying every top-level field and topic key from the client's request, with no forgotten topics. */
     public FetchRequestBuilder reset() {
@@ -66,6 +67,18 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
         overrideMinBytes = false;
         overrideMaxBytes = false;
         keepForgotten = false;
+        rackId = null;
+        return this;
+    }
+
+    /**
+     * The rack_id (v11+) to write instead of the client's, as UTF-8 bytes, or null to copy the client's:
+     * a part the proxy sends to a broker it chose carries none, so the broker's replica selector
+     * (KIP-392) does not answer "read it from a replica in the client's rack" without data. Kept by
+     * reference.
+     */
+    public FetchRequestBuilder rackId(byte[] utf8) {
+        this.rackId = utf8;
         return this;
     }
 
@@ -164,8 +177,14 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     protected int metadataBytesOutsideTopics(FetchRequestSkim skim, int headerBytes) {
         int forgotten = skim.version() < FetchRequestSkim.FIRST_SESSION_VERSION ? 0
                 : keepForgotten ? skim.afterForgottenOffset() - skim.forgottenOffset() : EMPTY_ARRAY_BYTES;
-        return 4 + headerBytes + (skim.topicsOffset() - skim.bodyOffset()) + MAX_ARRAY_LENGTH_BYTES
-                + forgotten + (skim.endOffset() - skim.afterForgottenOffset());
+        int rackAndTrailer = overridesRack(skim)
+                ? WireWrite.sizeOfStringLength(skim.flexible(), rackId.length) + rackId.length + skim.endOffset() - skim.trailerOffset()
+                : skim.endOffset() - skim.afterForgottenOffset();
+        return 4 + headerBytes + (skim.topicsOffset() - skim.bodyOffset()) + MAX_ARRAY_LENGTH_BYTES + forgotten + rackAndTrailer;
+    }
+
+    private boolean overridesRack(FetchRequestSkim skim) {
+        return rackId != null && skim.version() >= FetchRequestSkim.FIRST_RACK_ID_VERSION;
     }
 
     @Override
@@ -187,6 +206,13 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
             } else {
                 WireWrite.writeArrayLength(out.meta(EMPTY_ARRAY_BYTES), skim.flexible(), 0);
             }
+        }
+        if (overridesRack(skim)) {
+            ByteBuf meta = out.meta(WireWrite.sizeOfStringLength(skim.flexible(), rackId.length) + rackId.length);
+            WireWrite.writeStringLength(meta, skim.flexible(), rackId.length);
+            meta.writeBytes(rackId);
+            out.copy(src, skim.trailerOffset(), skim.endOffset()); // tagged fields
+            return;
         }
         out.copy(src, skim.afterForgottenOffset(), skim.endOffset()); // rack_id, tagged fields
     }

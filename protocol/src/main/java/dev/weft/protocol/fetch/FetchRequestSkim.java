@@ -293,6 +293,11 @@ public final class FetchRequestSkim extends RequestSkim {
     }
 
     /** Start of what follows forgotten_topics_data: the rack_id field (length included) and the tagged fields. */
+    /** Where the top-level tagged fields start (v12+), right after rack_id. */
+    int trailerOffset() {
+        return trailerOffset;
+    }
+
     int afterForgottenOffset() {
         return afterForgottenOffset;
     }

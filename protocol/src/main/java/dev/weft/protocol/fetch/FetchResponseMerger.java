@@ -193,7 +193,8 @@ public final class FetchResponseMerger {
                         writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), routeOf == null
                                 ? refusedErrorCode : routeOf[i] == ANSWERED_EMPTY ? 0 : routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
                     } else if (j >= 0) {
-                        copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter);
+                        copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter,
+                                partitions != null && partitions.withholdsEndOffsets(i));
                     }
                 }
                 if (flexible) {
@@ -222,9 +223,11 @@ public final class FetchResponseMerger {
 
     /**
      * The client's partition index, the upstream's entry up to its records (preferred read replica
-     * mapped), the records as a retained slice, then the entry's tagged fields (leader id mapped).
+     * mapped; end offsets -1 when withheld), the records as a retained slice, then the entry's tagged
+     * fields (leader id mapped).
      */
-    private void copyEntry(int clientIndex, FetchResponseSkim response, int j, int route, NodeEndpointRewriter rewriter) {
+    private void copyEntry(int clientIndex, FetchResponseSkim response, int j, int route, NodeEndpointRewriter rewriter,
+            boolean withholdEndOffsets) {
         ByteBuf upstream = response.buffer();
         int from = response.partitionOffset(j);
         int records = response.recordsOffset(j);
@@ -235,6 +238,10 @@ public final class FetchResponseMerger {
         int at = meta.writerIndex();
         meta.writeInt(clientIndex);
         meta.writeBytes(upstream, from + 4, records - from - 4);
+        if (withholdEndOffsets) {
+            meta.setLong(at + 4 + 2, -1L); // high_watermark, after partition_index and error_code
+            meta.setLong(at + 4 + 2 + 8, -1L); // last_stable_offset
+        }
         int preferred = response.preferredReadReplicaOffset(j);
         if (preferred >= 0) {
             int patch = at + (preferred - from);

@@ -31,6 +31,15 @@ public interface UpstreamPartitions {
     int upstreamPartition(int i);
 
     /**
+     * Whether partition {@code i}'s answer comes from a replica whose end offsets may lag the leader's
+     * (a follower chosen by rack-aware fetch): the merged Fetch answer then reports its high watermark
+     * and last stable offset as unknown (-1), so no client concludes from it that it reached the end.
+     */
+    default boolean withholdsEndOffsets(int i) {
+        return false;
+    }
+
+    /**
      * Indexes by flat partition index from an array the caller owns and may refill between requests
      * (kept by reference): {@code indexes[i]}, or {@link #CLIENT_INDEX} past its end.
      */

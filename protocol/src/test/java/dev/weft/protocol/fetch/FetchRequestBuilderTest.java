@@ -101,6 +101,48 @@ class FetchRequestBuilderTest {
         });
     }
 
+    /**
+     * Parts the proxy sends to a broker the client did not pick carry the proxy's zone as rack_id (so the
+     * broker's replica selector agrees with the proxy); everything else, the tagged fields after rack_id
+     * included, is the client's. Before v11 there is no rack_id to write.
+     */
+    @ParameterizedTest(name = "Fetch v{0}")
+    @MethodSource("versions")
+    void overridesTheRackIdKeepingWhatFollowsIt(short version) {
+        long seed = Seeds.seed();
+        Random random = new Random(seed - version);
+        FetchRequestSkim skim = new FetchRequestSkim();
+        FetchRequestBuilder builder = new FetchRequestBuilder();
+        Seeds.replayable(seed, "Fetch v" + version + " split with the proxy's rack", () -> {
+            for (int round = 0; round < 20; round++) {
+                FetchRequestData data = FetchCases.request(random, version);
+                if (version >= FetchRequestSkim.FIRST_RACK_ID_VERSION) {
+                    data.setRackId(random.nextBoolean() ? "" : "client-rack-" + round);
+                }
+                String zone = round % 3 == 0 ? "" : "use1-az" + round + "-ß"; // empty, and a name of multi-byte UTF-8
+                ByteBuf frame = SkimFrames.request(ApiKeys.FETCH, version, 1, "consumer", data);
+                ByteBuf part = null;
+                try {
+                    skim.wrap(frame);
+                    BitSet chosen = new BitSet();
+                    chosen.set(0, skim.partitionCount());
+                    builder.reset().keepForgottenTopics(true).rackId(zone.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    part = builder.build(skim, chosen, 9, SkimFrames.ALLOC);
+                    FetchRequestData expected = subset(data, i -> true);
+                    if (version >= FetchRequestSkim.FIRST_RACK_ID_VERSION) {
+                        expected.setRackId(zone);
+                    }
+                    assertParsesTo(part, version, 9, "consumer", expected);
+                } finally {
+                    if (part != null) {
+                        part.release();
+                    }
+                    frame.release();
+                }
+            }
+        });
+    }
+
     static void assertParsesTo(ByteBuf part, short version, int correlationId, String clientId, FetchRequestData expected) {
         ByteBufferAccessor body = SkimAsserts.assertRequestHeader(part, ApiKeys.FETCH, version, correlationId, clientId);
         FetchRequestData actual = new FetchRequestData(body, version);

@@ -216,7 +216,8 @@ class FetchResponseMergerTest {
                 .setRecords(MemoryRecords.EMPTY);
     }
 
-    private static PartitionData find(FetchResponseData response, FetchTopic topic, int index) {
+    /** The upstream answer's entry for partition {@code index} of {@code topic} (shared by the merger tests). */
+    static PartitionData find(FetchResponseData response, FetchTopic topic, int index) {
         for (FetchableTopicResponse t : response.responses()) {
             if (t.topic().equals(topic.topic()) && t.topicId().equals(topic.topicId())) {
                 for (PartitionData p : t.partitions()) {

@@ -68,6 +68,8 @@ public final class HotFetch {
             return part;
         });
         builder.session(NO_SESSION, SESSIONLESS_EPOCH).keepForgottenTopics(false);
+        String rack = host.router().fetchRackId();
+        builder.rackId(rack == null ? null : rack.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** Takes ownership of {@code frame}. */
@@ -139,7 +141,7 @@ public final class HotFetch {
     private ByteBuf merge(RoutePlan plan, short refusal, short missing, ByteBuf[] responses, boolean[] failed) {
         FetchResponseSkim[] in = answers.skim(plan, responses, skim.version());
         try {
-            if (plan.replicaReads() > 0 && failed != null) {
+            if ((plan.replicaReads() > 0 || plan.leaderChecks() > 0) && failed != null) {
                 followers.review(skim, plan, in, failed);
             }
             return merger.merge(skim, plan.targetOf(), in, plan, plan, refusal, missing, NO_SESSION,

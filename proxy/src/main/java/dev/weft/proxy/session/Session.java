@@ -87,6 +87,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     final int ownRoute;
     /** The real node id of the broker a mirrored broker connection is bound to; -1 for bootstrap and collapsed connections. */
     private final int ownBroker;
+    private dev.weft.routing.api.FollowerEndChecks endChecks;
     private final String id = "w" + IDS.incrementAndGet();
     private final RequestHeaderView requestHeader = new RequestHeaderView();
     private final ResponseOrder slots;
@@ -157,6 +158,14 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             @Override
             public dev.weft.routing.topology.ClusterTopology brokers(int route) {
                 return runtime.brokers(route);
+            }
+
+            @Override
+            public dev.weft.routing.api.FollowerEndChecks endChecks() {
+                if (endChecks == null) {
+                    endChecks = new dev.weft.routing.api.FollowerEndChecks(); // rack-aware sessions only
+                }
+                return endChecks;
             }
         };
     }

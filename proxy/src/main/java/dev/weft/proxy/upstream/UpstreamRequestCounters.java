@@ -50,6 +50,8 @@ public final class UpstreamRequestCounters {
     static final class BrokerCounters {
         final LongAdder[] requestsByApi = new LongAdder[ApiKeyTable.size()];
         final LongAdder fetchBytes = new LongAdder();
+        /** The broker's rack once known: kept, so a broker missing from the topology for a while keeps its series. */
+        volatile String rack;
 
         BrokerCounters() {
             for (int i = 0; i < requestsByApi.length; i++) {
@@ -105,7 +107,11 @@ public final class UpstreamRequestCounters {
             if (bytes == 0) {
                 return;
             }
-            String rack = rackOf(cluster, broker);
+            String rack = counters.rack;
+            if (rack == null) {
+                rack = rackOf(cluster, broker);
+                counters.rack = rack;
+            }
             String where = zone == null || rack == null ? "unknown" : zone.equals(rack) ? "in" : "cross";
             out.bytes(cluster, broker, rack, where, bytes);
         }));

@@ -37,6 +37,42 @@ class ConfigLoaderTest {
         assertEquals(-1, g.brokerPort(6), "node ids outside the range have no port");
     }
 
+    /** The proxy's zone: server.rack for every virtual cluster, unless one sets its own ("" = none). */
+    @Test
+    void aVirtualClusterReadsInTheServersZoneUnlessItSetsItsOwn() throws Exception {
+        String yaml = """
+                server: { rack: use1-az2 }
+                clusters:
+                  east: { bootstrap: "10.0.0.1:9092" }
+                virtualClusters:
+                  inherits: { target: { cluster: east }, gateways: [ { name: a, bind: "0.0.0.0:9192" } ] }
+                  own: { target: { cluster: east }, rack: use1-az3, gateways: [ { name: b, bind: "0.0.0.0:9292" } ] }
+                  none: { target: { cluster: east }, rack: "", gateways: [ { name: c, bind: "0.0.0.0:9392" } ] }
+                """;
+        WeftConfig c = ConfigLoader.parse(yaml, "weft.yaml");
+        assertEquals("use1-az2", c.server().rack());
+        assertEquals("use1-az2", c.virtualClusters().get("inherits").rack());
+        assertEquals("use1-az3", c.virtualClusters().get("own").rack());
+        assertEquals(null, c.virtualClusters().get("none").rack(), "an empty rack turns rack-aware fetch off");
+        assertEquals(null, ConfigLoader.parse(VALID, "weft.yaml").virtualClusters().get("main").rack(), "off by default");
+    }
+
+    @Test
+    void aRackWithSpacesOrNotAValueIsRefusedWithItsPath() {
+        String yaml = """
+                server: { rack: " use1-az2" }
+                clusters:
+                  east: { bootstrap: "10.0.0.1:9092" }
+                virtualClusters:
+                  main: { target: { cluster: east }, rack: [a, b], gateways: [ { name: a, bind: "0.0.0.0:9192" } ] }
+                """;
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(yaml, "weft.yaml"));
+        assertContains(e.problems(), "weft.yaml: server.rack: \" use1-az2\" has leading or trailing spaces; brokers compare"
+                + " broker.rack exactly");
+        assertTrue(e.problems().stream().anyMatch(m -> m.startsWith("weft.yaml: virtualClusters.main.rack: must be a single value")),
+                e.problems()::toString);
+    }
+
     @Test
     void everyProblemNamesFilePathAndWhatIsWrong() {
         String yaml = """

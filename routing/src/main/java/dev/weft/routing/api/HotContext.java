@@ -24,4 +24,7 @@ public interface HotContext {
 
     /** The brokers (with racks) the topology cache knows behind {@code route} (current snapshot). */
     dev.weft.routing.topology.ClusterTopology brokers(int route);
+
+    /** What followers of this connection's partitions said was the end, and what the leaders said to that (rack-aware fetch). */
+    FollowerEndChecks endChecks();
 }

@@ -60,6 +60,9 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     /** Per partition: read from a follower the proxy chose for its zone, not from the leader ({@link #readFromReplica}). */
     private boolean[] replicaRead = new boolean[16];
     private int replicaReads;
+    /** Per partition: read from its leader to learn whether a follower's "nothing more" is the end ({@link #checkWithLeader}). */
+    private boolean[] leaderCheck = new boolean[16];
+    private int leaderChecks;
     private int[] scratch = new int[4];
 
     public RoutePlan(TopicNameCache names) {
@@ -100,6 +103,13 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         if (replicaReads > 0) {
             Arrays.fill(replicaRead, false);
             replicaReads = 0;
+        }
+        if (leaderChecks > 0) {
+            Arrays.fill(leaderCheck, false);
+            leaderChecks = 0;
+        }
+        if (leaderCheck.length < partitions) {
+            leaderCheck = new boolean[Math.max(partitions, leaderCheck.length * 2)];
         }
         if (replicaRead.length < partitions) {
             replicaRead = new boolean[Math.max(partitions, replicaRead.length * 2)];
@@ -160,6 +170,32 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     /** Whether partition {@code i} is read from a follower the proxy chose ({@link #moveTo}). */
     public boolean isReplicaRead(int i) {
         return replicaReads > 0 && replicaRead[i];
+    }
+
+    /** A follower's end offsets may lag the leader's, so the client is not shown them ({@link #isReplicaRead}). */
+    @Override
+    public boolean withholdsEndOffsets(int i) {
+        return isReplicaRead(i);
+    }
+
+    /**
+     * Partition {@code i} stays with its leader this time so the exchange learns from the leader's answer
+     * whether a follower's "nothing more" was the partition's end ({@link FollowerEndChecks}); such a plan is
+     * never forwarded as the client's frame, so the answer is seen.
+     */
+    public void checkWithLeader(int i) {
+        if (!leaderCheck[i]) {
+            leaderCheck[i] = true;
+            leaderChecks++;
+        }
+    }
+
+    public boolean isLeaderCheck(int i) {
+        return leaderChecks > 0 && leaderCheck[i];
+    }
+
+    public int leaderChecks() {
+        return leaderChecks;
     }
 
     /** How many partitions are read from followers the proxy chose. */
@@ -431,7 +467,7 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
      * copied: the client's frame can go as it is.
      */
     public boolean passThrough(int partitions) {
-        return routed == partitions && !keysChange && !renumbered && copyCount == 0 && targetCount == 1
+        return routed == partitions && !keysChange && !renumbered && copyCount == 0 && leaderChecks == 0 && targetCount == 1
                 && targetBroker[0] == OWN_BROKER;
     }
 }

@@ -23,11 +23,15 @@ public final class TopicNameCache {
     private int used;
     private int next;
     private HotCatalog snapshot;
-    /** Names → partition leaders of one leadership snapshot each (rack-aware fetch, name-keyed Fetch). */
-    private final ByteBuf[] leaderNames = new ByteBuf[SIZE];
-    private final PartitionLeadership[] leaderSnapshots = new PartitionLeadership[SIZE];
-    private final TopicLeaders[] leaders = new TopicLeaders[SIZE];
-    private int nextLeaders;
+    /**
+     * Names → partition leaders of one leadership snapshot each (rack-aware fetch, name-keyed Fetch):
+     * direct-mapped by a hash of the name, so a connection naming many topics finds each in one probe.
+     * Made on first use: only rack-aware connections look leaders up by name.
+     */
+    private static final int LEADER_SLOTS = 256;
+    private ByteBuf[] leaderNames;
+    private PartitionLeadership[] leaderSnapshots;
+    private TopicLeaders[] leaders;
 
     /** The topic named by {@code length} bytes at {@code offset} of {@code buf}, or null when not visible. */
     public VisibleTopic resolve(HotCatalog catalog, ByteBuf buf, int offset, int length) {
@@ -44,7 +48,13 @@ public final class TopicNameCache {
         }
         String name = buf.toString(offset, length, StandardCharsets.UTF_8);
         VisibleTopic t = catalog.topics().resolve(name);
-        int slot = used < SIZE ? used++ : next++ % SIZE;
+        int slot;
+        if (used < SIZE) {
+            slot = used++;
+        } else {
+            slot = next;
+            next = (next + 1) % SIZE; // wraps: a counter that only grows would overflow
+        }
         names[slot] = Unpooled.wrappedBuffer(name.getBytes(StandardCharsets.UTF_8));
         topics[slot] = t;
         return t;
@@ -52,20 +62,30 @@ public final class TopicNameCache {
 
     /**
      * The partitions of the upstream topic named by {@code length} bytes at {@code offset} of {@code buf}
-     * in {@code leadership}, or null when it does not know the topic. Entries of older snapshots are
-     * replaced as the slots come round; one String per topic and snapshot, none per request.
+     * in {@code leadership}, or null when it does not know the topic. One String per topic and snapshot
+     * (a newer snapshot, or another name of the same hash, replaces the slot), none per request.
      */
     public TopicLeaders leaders(PartitionLeadership leadership, ByteBuf buf, int offset, int length) {
-        for (int i = 0; i < SIZE; i++) {
-            ByteBuf n = leaderNames[i];
-            if (n != null && leaderSnapshots[i] == leadership && n.readableBytes() == length
+        int hash = 1;
+        for (int k = 0; k < length; k++) {
+            hash = 31 * hash + buf.getByte(offset + k);
+        }
+        if (leaderNames == null) {
+            leaderNames = new ByteBuf[LEADER_SLOTS];
+            leaderSnapshots = new PartitionLeadership[LEADER_SLOTS];
+            leaders = new TopicLeaders[LEADER_SLOTS];
+        }
+        int first = bucket(hash);
+        for (int slot = first; slot < first + 2; slot++) {
+            ByteBuf n = leaderNames[slot];
+            if (n != null && leaderSnapshots[slot] == leadership && n.readableBytes() == length
                     && ByteBufUtil.equals(n, 0, buf, offset, length)) {
-                return leaders[i];
+                return leaders[slot];
             }
         }
         String name = buf.toString(offset, length, StandardCharsets.UTF_8);
         TopicLeaders t = leadership.topic(name);
-        int slot = nextLeaders++ % SIZE;
+        int slot = victim(first, leadership, buf, offset, length);
         leaderNames[slot] = Unpooled.wrappedBuffer(name.getBytes(StandardCharsets.UTF_8));
         leaderSnapshots[slot] = leadership;
         leaders[slot] = t;
@@ -74,13 +94,43 @@ public final class TopicNameCache {
 
     /** {@link #leaders(PartitionLeadership, ByteBuf, int, int)} for a name given as UTF-8 bytes (a renamed topic's real name). */
     public TopicLeaders leaders(PartitionLeadership leadership, byte[] name) {
-        for (int i = 0; i < SIZE; i++) {
-            ByteBuf n = leaderNames[i];
-            if (n != null && leaderSnapshots[i] == leadership && sameBytes(n, name)) {
-                return leaders[i];
+        int hash = 1;
+        for (byte b : name) {
+            hash = 31 * hash + b;
+        }
+        if (leaderNames != null) {
+            int first = bucket(hash);
+            for (int slot = first; slot < first + 2; slot++) {
+                ByteBuf n = leaderNames[slot];
+                if (n != null && leaderSnapshots[slot] == leadership && sameBytes(n, name)) {
+                    return leaders[slot];
+                }
             }
         }
         return leaders(leadership, Unpooled.wrappedBuffer(name), 0, name.length);
+    }
+
+    /** The first of the two slots (a 2-way bucket: two hot names of one hash both stay) a hash maps to. */
+    private static int bucket(int hash) {
+        return ((hash ^ hash >>> 16) & (LEADER_SLOTS / 2 - 1)) * 2;
+    }
+
+    /**
+     * Which slot of the bucket a new entry takes: an empty one, one of another snapshot, one holding this
+     * same name (of an older snapshot), else the second (the first then holds the older of two names).
+     */
+    private int victim(int first, PartitionLeadership leadership, ByteBuf buf, int offset, int length) {
+        for (int slot = first; slot < first + 2; slot++) {
+            ByteBuf n = leaderNames[slot];
+            if (n == null || leaderSnapshots[slot] != leadership
+                    || n.readableBytes() == length && ByteBufUtil.equals(n, 0, buf, offset, length)) {
+                return slot;
+            }
+        }
+        leaderNames[first] = leaderNames[first + 1];
+        leaderSnapshots[first] = leaderSnapshots[first + 1];
+        leaders[first] = leaders[first + 1];
+        return first + 1;
     }
 
     private static boolean sameBytes(ByteBuf n, byte[] name) {

@@ -16,7 +16,8 @@ import dev.weft.routing.topology.TopicLeaders;
  * partition stays where the router sent it when the topology cache does not know its topic, leader or
  * brokers, when the chosen broker is neither its leader nor in its ISR (the client follows a hint the
  * cache has not seen: the broker answers), or when no in-sync replica is in the zone. Fetch before v11
- * cannot be served by a follower, so it is never moved. Produce is the router's alone.
+ * cannot be served by a follower, so it is never moved; a partition whose follower said "nothing more"
+ * is read from its leader once ({@link dev.weft.routing.api.FollowerEndChecks}). Produce is the router's alone.
  *
  * <p>Hot path: reads immutable snapshots; topic names resolve through the connection's cache; nothing
  * allocated once warm.
@@ -72,6 +73,15 @@ final class InZoneReplicaPlanner implements HotPlanner {
                 int p = upstream == UpstreamPartitions.CLIENT_INDEX ? skim.partitionIndex(i) : upstream;
                 int leader = leaders.leader(p);
                 if (leader < 0 || chosen != leader && !leaders.isInSync(p, chosen)) {
+                    continue;
+                }
+                if (!ctx.endChecks().isEmpty() && ctx.endChecks().takePending(leaf, leaders.name(), p)) {
+                    // a follower here said "nothing more": the leader says whether that is the end
+                    if (chosen != leader) {
+                        out.moveTo(i, out.target(leaf, leader), false);
+                        moved = true;
+                    }
+                    out.checkWithLeader(i);
                     continue;
                 }
                 int replica = inZone(leaders, p, leader, brokers);

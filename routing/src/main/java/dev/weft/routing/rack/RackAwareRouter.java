@@ -54,6 +54,16 @@ public final class RackAwareRouter implements Router {
         return true;
     }
 
+    /**
+     * Parts the proxy builds carry no rack: the replica is the proxy's choice, so a broker's replica
+     * selector (KIP-392) answers with data, not with "read it from a replica in that rack" and none —
+     * which a leader would say for every part the proxy sends it to learn where the partition ends.
+     */
+    @Override
+    public String fetchRackId() {
+        return "";
+    }
+
     @Override
     public String name() {
         return router.name();

@@ -195,6 +195,11 @@ class BranchRouterTest {
             public dev.weft.routing.topology.ClusterTopology brokers(int route) {
                 return dev.weft.routing.topology.ClusterTopology.empty();
             }
+
+            @Override
+            public dev.weft.routing.api.FollowerEndChecks endChecks() {
+                return new dev.weft.routing.api.FollowerEndChecks();
+            }
         };
     }
 

@@ -132,11 +132,38 @@ public final class WeftProcess implements AutoCloseable {
      * real leaders, which its admin endpoint counts ({@code weft_upstream_requests_total} per broker).
      */
     public static WeftProcess collapsed(String upstreamBootstrap, Path dir, List<String> jvmArgs, boolean quiet) {
+        return collapsed(upstreamBootstrap, "", dir, jvmArgs, quiet);
+    }
+
+    /** {@link #collapsed(String, Path, List, boolean)} with {@code serverYaml} as the config's {@code server:} section. */
+    public static WeftProcess collapsed(String upstreamBootstrap, String serverYaml, Path dir, List<String> jvmArgs, boolean quiet) {
         return new WeftProcess(upstreamBootstrap, """
                 clusters:
                   upstream:
                     bootstrap: "%s"
-                """.formatted(upstreamBootstrap), "{ cluster: upstream }", 0, true, "", dir, jvmArgs, quiet);
+                """.formatted(upstreamBootstrap), "{ cluster: upstream }", 0, true, serverYaml, dir, jvmArgs, quiet);
+    }
+
+    /**
+     * What Weft's own config reader says of {@code serverYaml} as a {@code server:} section (problems with
+     * their paths, without a file name; empty when it is accepted): a tool's options naming Weft settings
+     * fail in one line before anything starts.
+     */
+    public static List<String> serverSectionProblems(String serverYaml) {
+        String source = "weft-settings";
+        try {
+            dev.weft.proxy.config.ConfigLoader.parse(serverYaml + """
+                    clusters:
+                      upstream: { bootstrap: "127.0.0.1:9092" }
+                    virtualClusters:
+                      main:
+                        target: { cluster: upstream }
+                        gateways: [ { name: plain, bind: "127.0.0.1:9192", nodes: port-per-broker } ]
+                    """, source);
+            return List.of();
+        } catch (dev.weft.proxy.config.ConfigException e) {
+            return e.problems().stream().map(p -> p.startsWith(source + ": ") ? p.substring(source.length() + 2) : p).toList();
+        }
     }
 
     /** Free ports for the gateway (bootstrap + one per node id) and the admin endpoint; writes the config. */

@@ -174,19 +174,9 @@ public final class LoadTool {
                 }
             }
             WeftVariant v = new WeftVariant(name, server);
-            String source = "variant";
-            try {
-                dev.weft.proxy.config.ConfigLoader.parse(v.serverYaml() + """
-                        clusters:
-                          upstream: { bootstrap: "127.0.0.1:9092" }
-                        virtualClusters:
-                          main:
-                            target: { cluster: upstream }
-                            gateways: [ { name: plain, bind: "127.0.0.1:9192", nodes: port-per-broker } ]
-                        """, source);
-            } catch (dev.weft.proxy.config.ConfigException ex) {
-                throw new IllegalArgumentException("--weft-variant '" + spec + "': " + String.join("; ", ex.problems().stream()
-                        .map(p -> p.startsWith(source + ": ") ? p.substring(source.length() + 2) : p).toList()));
+            List<String> problems = WeftProcess.serverSectionProblems(v.serverYaml());
+            if (!problems.isEmpty()) {
+                throw new IllegalArgumentException("--weft-variant '" + spec + "': " + String.join("; ", problems));
             }
             return v;
         }
