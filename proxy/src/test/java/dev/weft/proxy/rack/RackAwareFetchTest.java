@@ -30,12 +30,16 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
@@ -151,6 +155,101 @@ class RackAwareFetchTest {
         Verify.sameOffsets(written, arrived, consumed::describe);
         served.assertFromInZoneBroker(valueBytes(data), "confluent_kafka group consumer");
         System.out.println("[" + kind + "] confluent_kafka: " + summary + "; " + served);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Isolation and waiting, as from the leader
+
+    /**
+     * Committed, aborted and committed again transactions written directly: a {@code read_committed}
+     * consumer through Weft sees exactly the committed records, once, read from broker 1 (a follower keeps
+     * the same transaction markers and aborted-transaction index as the leader).
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aReadCommittedConsumerSeesOnlyCommittedRecordsFromTheInZoneBroker(VirtualClusterKind kind) throws Exception {
+        String topic = spreadTopic(kind, "zoned-txn");
+        List<String> committed = new ArrayList<>();
+        long committedBytes = 0;
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, kind.name("zoned-txn-producer"));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            producer.initTransactions();
+            for (int txn = 0; txn < 3; txn++) {
+                producer.beginTransaction();
+                for (int r = 0; r < 400; r++) {
+                    String value = "txn" + txn + "-" + r + "-" + "x".repeat(500);
+                    producer.send(new ProducerRecord<>(topic, r % PARTITIONS, "k" + txn + "-" + r, value));
+                    if (txn != 1) {
+                        committed.add(value);
+                        committedBytes += value.length();
+                    }
+                }
+                if (txn == 1) {
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+        Served served = Served.start(kind);
+        List<String> read = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(fixture.bootstrap(kind), kind.name("zoned-txn-group"),
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"))) {
+            consumer.subscribe(List.of(topic));
+            List<Arrived> arrived = new ArrayList<>();
+            pollUntil(consumer, arrived, committed.size(), topic + " read_committed");
+            // and nothing more: the aborted transaction's records never come
+            long quietUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < quietUntil) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> arrived.add(Arrived.of("java", r)));
+            }
+            arrived.forEach(a -> read.add(new String(a.value(), java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        assertEquals(new java.util.TreeSet<>(committed), new java.util.TreeSet<>(read), "committed records read through " + kind);
+        assertEquals(committed.size(), read.size(), () -> "each committed record once, no aborted one, through " + kind);
+        served.assertFromInZoneBroker(committedBytes, "read_committed consumer");
+        System.out.println("[" + kind + "] read_committed: " + read.size() + " committed records once; " + served);
+    }
+
+    /**
+     * A consumer at the end of every partition waits as it would at the leaders ({@code fetch.max.wait.ms}),
+     * and each record produced meanwhile reaches it: a follower's "nothing more" is checked with the
+     * leader once and then believed at that offset, so the consumer neither stops early nor misses what
+     * arrives; nothing arrives twice.
+     */
+    @ParameterizedTest
+    @MethodSource("kinds")
+    void aConsumerAtTheEndGetsEachRecordProducedWhileItWaits(VirtualClusterKind kind) throws Exception {
+        String topic = spreadTopic(kind, "zoned-tail");
+        List<Arrived> arrived = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(fixture.bootstrap(kind), null, Map.of(
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 300));
+             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
+                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(), ProducerConfig.ACKS_CONFIG, "all"),
+                     new StringSerializer(), new StringSerializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            partitions.forEach(consumer::position);
+            long idleUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < idleUntil) { // at the end: followers say "nothing more", leaders agree
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> arrived.add(Arrived.of("java", r)));
+            }
+            assertEquals(List.of(), arrived, "nothing was produced yet");
+            for (int r = 0; r < 2 * PARTITIONS; r++) {
+                producer.send(new ProducerRecord<>(topic, r % PARTITIONS, "tail-" + r, "value-" + r)).get(30, TimeUnit.SECONDS);
+                pollUntil(consumer, arrived, r + 1, "record tail-" + r + " of " + topic + " (produced while the consumer waits)");
+            }
+        }
+        List<String> keys = arrived.stream().map(Arrived::key).toList();
+        assertEquals(2 * PARTITIONS, new java.util.TreeSet<>(keys).size(), () -> "each record once: " + keys);
+        assertEquals(2 * PARTITIONS, keys.size(), () -> "each record once: " + keys);
+        System.out.println("[" + kind + "] at the end: " + keys.size() + " records produced one by one arrived once each");
     }
 
     // ---------------------------------------------------------------------------------------------

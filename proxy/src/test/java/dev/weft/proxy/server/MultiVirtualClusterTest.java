@@ -106,9 +106,19 @@ class MultiVirtualClusterTest {
             assertEquals(west.clusterId(), westPlain.describeCluster().clusterId().get(30, TimeUnit.SECONDS));
 
             eastPlain.createTopics(List.of(new NewTopic("only-east", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            Set<String> seenByTls = eastTls.listTopics().names().get(30, TimeUnit.SECONDS);
+            // a created topic reaches every broker's metadata a moment later: the TLS gateway's broker may not have it yet
+            java.util.concurrent.atomic.AtomicReference<Set<String>> seenByTls =
+                    new java.util.concurrent.atomic.AtomicReference<>(Set.of());
+            boolean shown = dev.weft.proxy.testing.Poll.within(java.time.Duration.ofSeconds(15), () -> {
+                try {
+                    seenByTls.set(eastTls.listTopics().names().get(30, TimeUnit.SECONDS));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                return seenByTls.get().contains("only-east");
+            });
             Set<String> seenByWest = westPlain.listTopics().names().get(30, TimeUnit.SECONDS);
-            assertTrue(seenByTls.contains("only-east"), "the TLS gateway shows the same cluster: " + seenByTls);
+            assertTrue(shown, "the TLS gateway shows the same cluster: " + seenByTls.get());
             assertFalse(seenByWest.contains("only-east"), "the other virtual cluster does not: " + seenByWest);
         }
     }
