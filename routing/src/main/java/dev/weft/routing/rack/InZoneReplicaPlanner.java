@@ -44,29 +44,46 @@ final class InZoneReplicaPlanner implements HotPlanner {
         }
         boolean moved = false;
         int[] targetOf = out.targetOf();
+        // Within a leaf the brokers' snapshot is one: most partitions share the chosen broker and the
+        // replica they move to, so the last answers are kept instead of asked again.
+        int leaf = -1;
+        ClusterTopology brokers = null;
+        int lastChosen = Integer.MIN_VALUE;
+        boolean lastChosenInZone = false;
+        int lastMovedTo = Integer.MIN_VALUE;
+        int lastMovedTarget = -1;
         for (int t = 0; t < skim.topicCount(); t++) {
             int first = skim.topicFirstPartition(t);
             int end = first + skim.topicPartitionCount(t);
-            int leaf = -1;
             TopicLeaders leaders = null;
-            ClusterTopology brokers = null;
+            boolean resolved = false;
             for (int i = first; i < end; i++) {
                 int target = targetOf[i];
                 if (target < 0) {
                     continue;
                 }
                 int targetLeaf = out.targetLeaf(target);
-                if (targetLeaf != leaf || out.keysPerPartition()) {
+                if (targetLeaf != leaf) {
                     leaf = targetLeaf;
                     brokers = ctx.brokers(leaf);
+                    lastChosen = Integer.MIN_VALUE;
+                    lastMovedTo = Integer.MIN_VALUE;
+                    resolved = false;
+                }
+                if (!resolved || out.keysPerPartition()) {
                     leaders = topic(skim, t, i, ctx.leaders(leaf), out);
+                    resolved = true;
                 }
                 if (leaders == null) {
                     continue;
                 }
                 int broker = out.targetBroker(target);
                 int chosen = broker == RoutePlan.OWN_BROKER ? ctx.ownBroker() : broker;
-                if (chosen < 0 || brokers.inRack(chosen, zone)) {
+                if (chosen != lastChosen) {
+                    lastChosen = chosen;
+                    lastChosenInZone = chosen >= 0 && brokers.inRack(chosen, zone);
+                }
+                if (chosen < 0 || lastChosenInZone) {
                     continue;
                 }
                 int upstream = out.upstreamPartition(i);
@@ -86,7 +103,11 @@ final class InZoneReplicaPlanner implements HotPlanner {
                 }
                 int replica = inZone(leaders, p, leader, brokers);
                 if (replica >= 0) {
-                    out.moveTo(i, out.target(leaf, replica), replica != leader);
+                    if (replica != lastMovedTo) {
+                        lastMovedTo = replica;
+                        lastMovedTarget = out.target(leaf, replica);
+                    }
+                    out.moveTo(i, lastMovedTarget, replica != leader);
                     moved = true;
                 }
             }

@@ -14,9 +14,11 @@ import org.apache.kafka.common.TopicPartitionInfo;
 
 /**
  * Per-phase medians over the rounds (each figure its own median: one slow or noisy round moves it less
- * than a mean would), the table, and the {@code weft-report/v1} JSON.
+ * than a mean would), the table, and the {@code weft-zone-traffic/v1} JSON (the load reports' header fields, its own schema).
  */
 final class ZoneReport {
+
+    static final String SCHEMA = "weft-zone-traffic/v1";
 
     private final ZoneTraffic.Options o;
     private final List<TopicPartitionInfo> placement;
@@ -94,6 +96,9 @@ final class ZoneReport {
         Map<String, Object> report = Reports.header("zone-traffic",
                 "Cross-zone fetch bytes, direct vs through Weft (" + (o.weftRack() == null ? "no rack" : "server.rack " + o.weftRack()) + ")",
                 o.command());
+        // Bytes by zone, not throughput: a schema of its own, so perf-reports' compare (which reads the
+        // load tool's weft-report/v1 results) does not take it for a load run without results.
+        report.put("schema", SCHEMA);
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("records", o.records());
         config.put("recordBytes", o.recordBytes());
