@@ -1,5 +1,6 @@
 package dev.weft.routing.topicweave;
 
+import dev.weft.routing.dag.RawSettings;
 import dev.weft.routing.dag.RoutingProblem;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,9 +19,11 @@ public final class SettingsReader {
     private static final Set<String> ROUTE_KEYS = Set.of("name", "target", "topics", "naming", "qualify");
 
     private final List<RoutingProblem> problems;
+    private final RawSettings shapes;
 
     private SettingsReader(List<RoutingProblem> problems) {
         this.problems = problems;
+        this.shapes = new RawSettings(problems);
     }
 
     /**
@@ -36,9 +39,9 @@ public final class SettingsReader {
     }
 
     private TopicWeaveSettings router(String path, Map<?, ?> raw, int routeCount) {
-        unknownKeys(path, raw, ROUTER_KEYS);
+        shapes.unknownKeys(path, raw, ROUTER_KEYS);
         CollisionPolicy policy = CollisionPolicy.REJECT;
-        String text = string(path + ".collisions", raw.get("collisions"));
+        String text = shapes.string(path + ".collisions", raw.get("collisions"));
         if (text != null) {
             policy = CollisionPolicy.fromConfig(text);
             if (policy == null) {
@@ -47,10 +50,10 @@ public final class SettingsReader {
             }
         }
         List<RouteRules> routes = new ArrayList<>();
-        List<?> rawRoutes = list(path + ".routes", raw.get("routes"));
+        List<?> rawRoutes = shapes.list(path + ".routes", raw.get("routes"));
         for (int k = 0; k < routeCount; k++) {
             Object r = rawRoutes != null && k < rawRoutes.size() ? rawRoutes.get(k) : null;
-            Map<?, ?> route = map(path + ".routes[" + k + "]", r);
+            Map<?, ?> route = shapes.map(path + ".routes[" + k + "]", r);
             routes.add(route == null ? RouteRules.DEFAULT : route(path + ".routes[" + k + "]", route, ROUTE_KEYS));
         }
         return new TopicWeaveSettings(policy, routes, homes(path + ".groups", "homes", raw.get("groups")),
@@ -59,11 +62,11 @@ public final class SettingsReader {
     }
 
     private RouteRules route(String path, Map<?, ?> raw, Set<String> keys) {
-        unknownKeys(path, raw, keys);
+        shapes.unknownKeys(path, raw, keys);
         TopicFilter filter = TopicFilter.ALL;
-        Map<?, ?> topics = map(path + ".topics", raw.get("topics"));
+        Map<?, ?> topics = shapes.map(path + ".topics", raw.get("topics"));
         if (topics != null) {
-            unknownKeys(path + ".topics", topics, Set.of("include", "exclude"));
+            shapes.unknownKeys(path + ".topics", topics, Set.of("include", "exclude"));
             filter = new TopicFilter(strings(path + ".topics.include", topics.get("include")),
                     strings(path + ".topics.exclude", topics.get("exclude")));
         }
@@ -74,15 +77,15 @@ public final class SettingsReader {
                 problems.add(new RoutingProblem(path + ".naming", "'" + s + "' is not a naming; use identity, { prefix: \"p.\" } or { renames: { real: virtual } }"));
             }
         } else if (rawNaming != null) {
-            Map<?, ?> m = map(path + ".naming", rawNaming);
+            Map<?, ?> m = shapes.map(path + ".naming", rawNaming);
             if (m != null) {
-                unknownKeys(path + ".naming", m, Set.of("prefix", "renames"));
-                String prefix = string(path + ".naming.prefix", m.get("prefix"));
+                shapes.unknownKeys(path + ".naming", m, Set.of("prefix", "renames"));
+                String prefix = shapes.string(path + ".naming.prefix", m.get("prefix"));
                 Map<String, String> renames = new LinkedHashMap<>();
-                Map<?, ?> rawRenames = map(path + ".naming.renames", m.get("renames"));
+                Map<?, ?> rawRenames = shapes.map(path + ".naming.renames", m.get("renames"));
                 if (rawRenames != null) {
                     rawRenames.forEach((real, virtual) -> {
-                        String v = string(path + ".naming.renames." + real, virtual);
+                        String v = shapes.string(path + ".naming.renames." + real, virtual);
                         if (v != null) {
                             renames.put(String.valueOf(real), v);
                         }
@@ -91,27 +94,27 @@ public final class SettingsReader {
                 naming = new TopicNaming(prefix, renames);
             }
         }
-        return new RouteRules(filter, naming, keys.contains("qualify") ? string(path + ".qualify", raw.get("qualify")) : null);
+        return new RouteRules(filter, naming, keys.contains("qualify") ? shapes.string(path + ".qualify", raw.get("qualify")) : null);
     }
 
     private PrefixHomes homes(String path, String listKey, Object raw) {
-        Map<?, ?> m = map(path, raw);
+        Map<?, ?> m = shapes.map(path, raw);
         if (m == null) {
             return PrefixHomes.FIRST_ROUTE;
         }
-        unknownKeys(path, m, Set.of(listKey, "default"));
+        shapes.unknownKeys(path, m, Set.of(listKey, "default"));
         List<PrefixRule> rules = new ArrayList<>();
-        List<?> list = list(path + "." + listKey, m.get(listKey));
+        List<?> list = shapes.list(path + "." + listKey, m.get(listKey));
         if (list != null) {
             for (int i = 0; i < list.size(); i++) {
                 String p = path + "." + listKey + "[" + i + "]";
-                Map<?, ?> rule = map(p, list.get(i));
+                Map<?, ?> rule = shapes.map(p, list.get(i));
                 if (rule == null) {
                     continue;
                 }
-                unknownKeys(p, rule, Set.of("prefix", "route"));
-                String prefix = string(p + ".prefix", rule.get("prefix"));
-                String route = string(p + ".route", rule.get("route"));
+                shapes.unknownKeys(p, rule, Set.of("prefix", "route"));
+                String prefix = shapes.string(p + ".prefix", rule.get("prefix"));
+                String route = shapes.string(p + ".route", rule.get("route"));
                 if (prefix == null || route == null) {
                     problems.add(new RoutingProblem(p, "a rule needs both prefix and route"));
                 } else {
@@ -119,31 +122,17 @@ public final class SettingsReader {
                 }
             }
         }
-        return new PrefixHomes(rules, string(path + ".default", m.get("default")));
+        return new PrefixHomes(rules, shapes.string(path + ".default", m.get("default")));
     }
 
-    private void unknownKeys(String path, Map<?, ?> m, Set<String> known) {
-        for (Object key : m.keySet()) {
-            if (!known.contains(String.valueOf(key))) {
-                problems.add(new RoutingProblem(path + "." + key, "unknown key '" + key + "'; known keys: " + known.stream().sorted().toList()));
-            }
-        }
-    }
 
-    private String string(String path, Object value) {
-        if (value == null || value instanceof String) {
-            return (String) value;
-        }
-        problems.add(new RoutingProblem(path, "expected a string, got " + describe(value)));
-        return null;
-    }
 
     private List<String> strings(String path, Object value) {
-        List<?> list = list(path, value);
+        List<?> list = shapes.list(path, value);
         List<String> out = new ArrayList<>();
         if (list != null) {
             for (int i = 0; i < list.size(); i++) {
-                String s = string(path + "[" + i + "]", list.get(i));
+                String s = shapes.string(path + "[" + i + "]", list.get(i));
                 if (s != null) {
                     out.add(s);
                 }
@@ -152,23 +141,6 @@ public final class SettingsReader {
         return out;
     }
 
-    private List<?> list(String path, Object value) {
-        if (value == null || value instanceof List<?>) {
-            return (List<?>) value;
-        }
-        problems.add(new RoutingProblem(path, "expected a list, got " + describe(value)));
-        return null;
-    }
 
-    private Map<?, ?> map(String path, Object value) {
-        if (value == null || value instanceof Map<?, ?>) {
-            return (Map<?, ?>) value;
-        }
-        problems.add(new RoutingProblem(path, "expected a mapping, got " + describe(value)));
-        return null;
-    }
 
-    private static String describe(Object value) {
-        return value instanceof List<?> ? "a list" : value instanceof Map<?, ?> ? "a mapping" : "'" + value + "'";
-    }
 }
