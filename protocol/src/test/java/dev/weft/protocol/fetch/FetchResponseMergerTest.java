@@ -80,10 +80,7 @@ class FetchResponseMergerTest {
             Set<Long> dropped = new HashSet<>();
             boolean sessions = version >= FetchRequestSkim.FIRST_SESSION_VERSION;
             for (int r = 0; r < routes; r++) {
-                int roll = random.nextInt(10);
-                kinds[r] = roll == 0 ? Upstream.FAILED
-                        : roll == 1 && sessions ? Upstream.TOP_LEVEL_ERROR
-                        : roll < 5 && sessions ? Upstream.INCREMENTAL : Upstream.FULL;
+                kinds[r] = rollUpstream(random, sessions);
                 if (kinds[r] == Upstream.FAILED) {
                     continue;
                 }
@@ -214,6 +211,14 @@ class FetchResponseMergerTest {
     static PartitionData errorEntry(int index) {
         return new PartitionData().setPartitionIndex(index).setErrorCode(FAILED).setHighWatermark(-1)
                 .setRecords(MemoryRecords.EMPTY);
+    }
+
+    /** A random kind of upstream answer: failed 1 in 10; with sessions, a top-level error 1 in 10, incremental 3 in 10. */
+    static Upstream rollUpstream(Random random, boolean sessions) {
+        int roll = random.nextInt(10);
+        return roll == 0 ? Upstream.FAILED
+                : roll == 1 && sessions ? Upstream.TOP_LEVEL_ERROR
+                : roll < 5 && sessions ? Upstream.INCREMENTAL : Upstream.FULL;
     }
 
     /** The upstream answer's entry for partition {@code index} of {@code topic} (shared by the merger tests). */

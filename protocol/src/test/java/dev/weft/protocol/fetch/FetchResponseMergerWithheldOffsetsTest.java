@@ -185,10 +185,7 @@ class FetchResponseMergerWithheldOffsetsTest {
             ByteBuf[] upstreamFrames = new ByteBuf[routes];
             Set<Long> dropped = new HashSet<>();
             for (int r = 0; r < routes; r++) {
-                int roll = random.nextInt(10);
-                kinds[r] = roll == 0 ? Upstream.FAILED
-                        : roll == 1 && sessions ? Upstream.TOP_LEVEL_ERROR
-                        : roll < 5 && sessions ? Upstream.INCREMENTAL : Upstream.FULL;
+                kinds[r] = FetchResponseMergerTest.rollUpstream(random, sessions);
                 if (kinds[r] == Upstream.FAILED) {
                     continue;
                 }

@@ -13,6 +13,7 @@ import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.proxy.testing.VirtualClusterFixture;
 import dev.weft.proxy.testing.VirtualClusterKind;
+import dev.weft.proxy.server.WeftProxy;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -252,6 +253,54 @@ class RackAwareFetchTest {
         System.out.println("[" + kind + "] at the end: " + keys.size() + " records produced one by one arrived once each");
     }
 
+    /**
+     * A virtual cluster's own {@code rack} wins over {@code server.rack}: a proxy placed in zone a by its
+     * server settings, whose one virtual cluster says zone b, reads every byte from broker 1; another
+     * virtual cluster of the same proxy with {@code rack: ""} reads from the leaders.
+     */
+    @org.junit.jupiter.api.Test
+    void aVirtualClustersOwnRackOverridesTheServersAndAnEmptyOneTurnsItOff() throws Exception {
+        String topic = spreadTopic(VirtualClusterKind.PASS_THROUGH, "zoned-override");
+        Dataset data = Dataset.binary(topic, RECORDS, 1107, MAX_VALUE_BYTES);
+        ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data);
+        int start = dev.weft.proxy.net.FreePorts.randomRange(12);
+        String yaml = """
+                server: { eventLoops: 2, rack: a }
+                admin: { bind: "127.0.0.1:0" }
+                clusters:
+                  upstream: { bootstrap: "%s" }
+                virtualClusters:
+                  main:
+                    target: { cluster: upstream }
+                    rack: b
+                    gateways: [ { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-4" } } ]
+                  leaders:
+                    target: { cluster: upstream }
+                    rack: ""
+                    gateways: [ { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-4" } } ]
+                """.formatted(cluster.bootstrapServers(), start, start + 1, start + 6, start + 7);
+        try (WeftProxy proxy = WeftProxy.start(dev.weft.proxy.config.ConfigLoader.parse(yaml, "rack override test"))) {
+            Poll.until(Duration.ofSeconds(60), "the proxy to know its cluster's brokers", () -> proxy.readiness().isReady());
+            Served inZone = new Served("virtual cluster 'main' (rack: b, server.rack: a)", proxy, "upstream");
+            List<Arrived> arrived = readWithGroup(proxy.bootstrapAddresses("main").get(0), topic, "zoned-override-group",
+                    RECORDS, Map.of());
+            Verify.exactlyOnce(data, arrived, () -> " (virtual cluster with its own rack)");
+            inZone.assertFromInZoneBroker(valueBytes(data), "kafka-clients group consumer");
+            String inZoneServed = inZone.toString(); // before the second virtual cluster reads
+
+            Served leaders = new Served("virtual cluster 'leaders' (rack: \"\")", proxy, "upstream");
+            List<Arrived> fromLeaders = readWithGroup(proxy.bootstrapAddresses("leaders").get(0), topic,
+                    "zoned-override-leaders-group", RECORDS, Map.of());
+            Verify.exactlyOnce(data, fromLeaders, () -> " (virtual cluster without a rack)");
+            for (int b = 0; b < 3; b++) {
+                int broker = b;
+                assertTrue(leaders.fromBroker(b) >= valueBytes(data) / 6, () -> "with rack-aware fetch off every leader"
+                        + " serves its partitions; broker " + broker + " served only " + leaders.fromBroker(broker) + ": " + leaders);
+            }
+            System.out.println("[override] rack b over server.rack a: " + inZoneServed + "; rack \"\": " + leaders);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------
     // A client that sets client.rack itself
 
@@ -454,20 +503,24 @@ class RackAwareFetchTest {
      * answer bytes per zone, from the moment it was started.
      */
     private static final class Served {
-        private final VirtualClusterKind kind;
+        private final String through;
+        private final WeftProxy proxy;
+        private final String clusterName;
         private final long[] brokerBefore = new long[3];
         private final ScrapedMetrics weftBefore;
 
-        private Served(VirtualClusterKind kind) {
-            this.kind = kind;
+        private Served(String through, WeftProxy proxy, String clusterName) {
+            this.through = through;
+            this.proxy = proxy;
+            this.clusterName = clusterName;
             for (int b = 0; b < 3; b++) {
                 brokerBefore[b] = cluster.bytesSent(b, CLIENT_LISTENER);
             }
-            this.weftBefore = ScrapedMetrics.of(fixture.proxy(kind));
+            this.weftBefore = ScrapedMetrics.of(proxy);
         }
 
         static Served start(VirtualClusterKind kind) {
-            return new Served(kind);
+            return new Served(kind.toString(), fixture.proxy(kind), VirtualClusterFixture.primaryClusterName(kind));
         }
 
         long fromBroker(int b) {
@@ -475,9 +528,8 @@ class RackAwareFetchTest {
         }
 
         double weftFetchBytes(String zone) {
-            String cluster = VirtualClusterFixture.primaryClusterName(kind);
-            return ScrapedMetrics.of(fixture.proxy(kind)).sum(FETCH_BYTES, Map.of("cluster", cluster, "zone", zone))
-                    - weftBefore.sum(FETCH_BYTES, Map.of("cluster", cluster, "zone", zone));
+            return ScrapedMetrics.of(proxy).sum(FETCH_BYTES, Map.of("cluster", clusterName, "zone", zone))
+                    - weftBefore.sum(FETCH_BYTES, Map.of("cluster", clusterName, "zone", zone));
         }
 
         /**
@@ -486,7 +538,7 @@ class RackAwareFetchTest {
          * most of what broker 1 sent, and its cross-zone ones as little as the other brokers'.
          */
         void assertFromInZoneBroker(long valueBytes, String client) {
-            Supplier<String> state = () -> client + " through " + kind + ": " + this;
+            Supplier<String> state = () -> client + " through " + through + ": " + this;
             long inZone = fromBroker(IN_ZONE_BROKER);
             assertTrue(inZone >= valueBytes, () -> "broker " + IN_ZONE_BROKER + " (zone b) sent " + inZone
                     + " bytes, less than the " + valueBytes + " value bytes read: " + state.get());
