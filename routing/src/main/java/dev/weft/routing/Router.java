@@ -93,6 +93,15 @@ public interface Router {
     }
 
     /**
+     * Whether the router needs each route's topics listed with their partition counts
+     * ({@link RealTopic#partitionCount}): a partition-weave router checks its segments against them. Costs
+     * one more Metadata request per route and listing, so only routers that check say true.
+     */
+    default boolean countsPartitions() {
+        return false;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

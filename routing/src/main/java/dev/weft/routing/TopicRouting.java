@@ -26,6 +26,31 @@ public interface TopicRouting extends PlacementRouting {
     /** The visible topic with this real id behind {@code route}, or null when hidden or unknown. */
     VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits);
 
+    /**
+     * The partition-woven topic one of whose segments is real topic {@code realName} behind {@code route},
+     * or null ({@link #virtualNameOf} never names a woven topic: its answers need renumbering, not renaming).
+     */
+    default VisibleTopic wovenOf(int route, String realName) {
+        return null;
+    }
+
+    /**
+     * How many partitions {@code topic} has, as this snapshot was built from (a woven topic: what its
+     * segments say), or -1 when not known (topic lists without partition counts).
+     */
+    default int partitionCountOf(VisibleTopic topic) {
+        return topic.woven() ? topic.segments().partitionCount() : -1;
+    }
+
+    /**
+     * What is wrong with the woven topics in this snapshot (a segment naming a topic or partitions its
+     * route does not show), one line each: at startup any of them refuses the virtual cluster; later,
+     * each new one is logged and counted once.
+     */
+    default List<String> segmentProblems() {
+        return List.of();
+    }
+
     default VisibleTopic byVirtualId(Uuid id) {
         return byVirtualId(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }
@@ -42,8 +67,10 @@ public interface TopicRouting extends PlacementRouting {
      * {@code path}: at startup any of them refuses the virtual cluster.
      */
     default List<RoutingProblem> startupProblems(String path) {
-        return collisions().stream().filter(c -> c.outcome().isError())
-                .map(c -> new RoutingProblem(path, c.describe())).toList();
+        List<RoutingProblem> out = new java.util.ArrayList<>();
+        collisions().stream().filter(c -> c.outcome().isError()).forEach(c -> out.add(new RoutingProblem(path, c.describe())));
+        segmentProblems().forEach(p -> out.add(new RoutingProblem(path, p)));
+        return out;
     }
 
     /** The collisions in this snapshot that {@code previous} did not have: log and count each once. */

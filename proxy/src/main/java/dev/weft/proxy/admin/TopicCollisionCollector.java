@@ -17,11 +17,18 @@ public final class TopicCollisionCollector implements MultiCollector {
 
     static final String NAME = "weft_topic_collisions";
 
-    private final Supplier<Map<String, Long>> counts;
+    static final String SEGMENTS = "weft_woven_segment_problems";
 
-    /** @param counts per woven virtual cluster, the collisions counted so far (read at each scrape) */
-    public TopicCollisionCollector(Supplier<Map<String, Long>> counts) {
+    private final Supplier<Map<String, Long>> counts;
+    private final Supplier<Map<String, Long>> segmentProblems;
+
+    /**
+     * @param counts per woven virtual cluster, the collisions counted so far (read at each scrape)
+     * @param segmentProblems per virtual cluster with partition-woven topics, the segment problems found after start
+     */
+    public TopicCollisionCollector(Supplier<Map<String, Long>> counts, Supplier<Map<String, Long>> segmentProblems) {
         this.counts = counts;
+        this.segmentProblems = segmentProblems;
     }
 
     @Override
@@ -30,6 +37,10 @@ public final class TopicCollisionCollector implements MultiCollector {
                 .help("Topic-name collisions between clusters of a woven virtual cluster that hide topics");
         counts.get().forEach((vc, n) -> counter.dataPoint(CounterDataPointSnapshot.builder()
                 .labels(Labels.of("virtual_cluster", vc)).value(n).build()));
-        return MetricSnapshots.of(counter.build());
+        CounterSnapshot.Builder segments = CounterSnapshot.builder().name(SEGMENTS)
+                .help("Segments of partition-woven topics found broken after start: the physical topic vanished or has fewer partitions than the segment takes");
+        segmentProblems.get().forEach((vc, n) -> segments.dataPoint(CounterDataPointSnapshot.builder()
+                .labels(Labels.of("virtual_cluster", vc)).value(n).build()));
+        return MetricSnapshots.of(counter.build(), segments.build());
     }
 }

@@ -196,6 +196,10 @@ public final class WeftProxy implements AutoCloseable {
             Map<String, Long> counts = new java.util.TreeMap<>();
             virtualClusters.forEach((name, vc) -> counts.put(name, vc.collisionErrors()));
             return counts;
+        }, () -> {
+            Map<String, Long> counts = new java.util.TreeMap<>();
+            virtualClusters.forEach((name, vc) -> counts.put(name, vc.segmentProblems()));
+            return counts;
         }));
         registry.register(new dev.weft.proxy.admin.UpstreamRequestsCollector(
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::upstreamRequests).toList()));

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * reference. Runs every {@code interval}, after the proxy's own CreateTopics/DeleteTopics, and when a
  * client names a topic the catalog does not know (at most once a second). A route that cannot be
  * listed keeps its last known topics (its partitions then error retriably where they are used). New
- * name collisions are logged at ERROR and counted, once each.
+ * name collisions, and new problems of partition-woven topics' segments (a topic that shrank or
+ * vanished), are logged at ERROR and counted, once each.
  */
 final class CatalogKeeper implements AutoCloseable {
 
@@ -36,13 +37,15 @@ final class CatalogKeeper implements AutoCloseable {
     private final List<UpstreamCluster> routes;
     private final ScheduledExecutorService timer;
     private final Consumer<TopicCollision> onNewCollision;
+    private final Consumer<String> onNewSegmentProblem;
     private final AtomicReference<CompletableFuture<HotCatalog>> running = new AtomicReference<>();
     private final dev.weft.iocore.time.AtMostEvery soon = new dev.weft.iocore.time.AtMostEvery(java.time.Duration.ofSeconds(1));
     private volatile HotCatalog current;
     private volatile List<List<RealTopic>> lastTopics;
 
     CatalogKeeper(String virtualCluster, Router router, List<UpstreamCluster> routes, ScheduledExecutorService timer,
-            Consumer<TopicCollision> onNewCollision) {
+            Consumer<TopicCollision> onNewCollision, Consumer<String> onNewSegmentProblem) {
+        this.onNewSegmentProblem = onNewSegmentProblem;
         this.virtualCluster = virtualCluster;
         this.router = router;
         this.routes = List.copyOf(routes);
@@ -80,7 +83,7 @@ final class CatalogKeeper implements AutoCloseable {
         }
         List<CompletableFuture<List<RealTopic>>> listings = new ArrayList<>();
         for (UpstreamCluster c : routes) {
-            listings.add(c.listTopics());
+            listings.add(c.listTopics(router.countsPartitions()));
         }
         CompletableFuture.allOf(listings.stream().map(f -> f.exceptionally(e -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, error) -> {
@@ -114,6 +117,13 @@ final class CatalogKeeper implements AutoCloseable {
         for (TopicCollision c : next.newCollisionsSince(previous == null ? null : previous.topics())) {
             if (previous != null || !c.outcome().isError()) {
                 onNewCollision.accept(c);
+            }
+        }
+        if (previous != null) {
+            for (String p : next.segmentProblems()) {
+                if (!previous.topics().segmentProblems().contains(p)) {
+                    onNewSegmentProblem.accept(p);
+                }
             }
         }
         HotCatalog built = HotCatalog.of(next);

@@ -82,6 +82,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, ResponseRewriter[][]> forwardRewriters = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
+    private final AtomicLong segmentProblems = new AtomicLong();
     private final java.util.Set<String> missingPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
@@ -114,7 +115,8 @@ public final class VirtualClusterRuntime implements AutoCloseable {
             return t;
         });
         this.catalogs = router.usesTopicCatalog()
-                ? new CatalogKeeper(config.name(), router, routes, timer, this::onNewCollision) : null;
+                ? new CatalogKeeper(config.name(), router, routes, timer, this::onNewCollision,
+                        this::onNewSegmentProblem) : null;
         for (short k = 0; k < apiRoutes.length; k++) {
             apiRoutes[k] = router.apiRoute(k);
         }
@@ -148,8 +150,9 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         List<RoutingProblem> problems = first.startupProblems("routers." + router.name());
         if (!problems.isEmpty()) {
             throw new VirtualClusterStartException("virtual cluster '" + config.name() + "' refuses to start: "
-                    + String.join("; ", first.collisions().stream().filter(c -> c.outcome().isError())
-                            .map(c -> "routers." + router.name() + ": " + describe(c)).toList()), null);
+                    + String.join("; ", java.util.stream.Stream.concat(
+                            first.collisions().stream().filter(c -> c.outcome().isError()).map(this::describe),
+                            first.segmentProblems().stream()).map(p -> "routers." + router.name() + ": " + p).toList()), null);
         }
         LOG.info("virtual cluster '{}': router '{}' over {} shows {} topic(s){}", config.name(), router.name(), names(),
                 first.visibleTopics().size(), first.collisions().isEmpty() ? "" : ", " + first.collisions().size()
@@ -201,6 +204,17 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         } else {
             LOG.warn("virtual cluster '{}': {}", config.name(), describe(c));
         }
+    }
+
+    /** A partition-woven topic's segment that broke after start (its topic shrank or vanished). */
+    private void onNewSegmentProblem(String problem) {
+        segmentProblems.incrementAndGet();
+        LOG.error("virtual cluster '{}': routers.{}: {}", config.name(), router.name(), problem);
+    }
+
+    /** Segment problems of partition-woven topics found after start; 0 without woven topics. */
+    public long segmentProblems() {
+        return segmentProblems.get();
     }
 
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions) {

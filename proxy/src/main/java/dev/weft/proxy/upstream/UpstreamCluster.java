@@ -223,20 +223,42 @@ public final class UpstreamCluster implements AutoCloseable {
     /**
      * The cluster's topics (names and ids; internal topics left out), read with the discovery Admin
      * client on its own thread: the topic catalog of a woven virtual cluster is built from these.
+     *
+     * @param countPartitions also describe every topic listed, for its partition count (one more Metadata
+     *     request; the topology cache learns the leaders it shows too)
      */
-    public CompletableFuture<List<RealTopic>> listTopics() {
+    public CompletableFuture<List<RealTopic>> listTopics(boolean countPartitions) {
         CompletableFuture<List<RealTopic>> out = new CompletableFuture<>();
         try {
-            admin().listTopics(new ListTopicsOptions().timeoutMs(10_000)).listings().whenComplete((listings, error) -> {
+            Admin a = admin();
+            a.listTopics(new ListTopicsOptions().timeoutMs(10_000)).listings().whenComplete((listings, error) -> {
                 if (error != null) {
                     out.completeExceptionally(error);
                     return;
                 }
-                List<RealTopic> topics = new ArrayList<>(listings.size());
-                for (TopicListing l : listings) {
-                    topics.add(new RealTopic(l.name(), l.topicId() == null ? Uuid.ZERO_UUID : l.topicId()));
+                if (!countPartitions || listings.isEmpty()) {
+                    List<RealTopic> topics = new ArrayList<>(listings.size());
+                    for (TopicListing l : listings) {
+                        topics.add(new RealTopic(l.name(), l.topicId() == null ? Uuid.ZERO_UUID : l.topicId()));
+                    }
+                    out.complete(topics);
+                    return;
                 }
-                out.complete(topics);
+                a.describeTopics(listings.stream().map(TopicListing::name).toList(),
+                        new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(10_000))
+                        .allTopicNames().whenComplete((described, e) -> {
+                            if (e != null) {
+                                out.completeExceptionally(e);
+                                return;
+                            }
+                            topology.offerPartitions(asMetadata(described.values()));
+                            List<RealTopic> topics = new ArrayList<>(described.size());
+                            for (var d : described.values()) {
+                                topics.add(new RealTopic(d.name(), d.topicId() == null ? Uuid.ZERO_UUID : d.topicId(),
+                                        d.partitions().size()));
+                            }
+                            out.complete(topics);
+                        });
             });
         } catch (RuntimeException e) {
             out.completeExceptionally(e);

@@ -18,6 +18,9 @@ public record HotCatalog(TopicRouting topics, Map<VisibleTopic, byte[]> upstream
         Map<VisibleTopic, byte[]> names = new IdentityHashMap<>();
         Map<VisibleTopic, byte[]> ids = new IdentityHashMap<>();
         for (VisibleTopic t : topics.visibleTopics()) {
+            if (t.woven()) {
+                continue; // keyed per partition, by its segment (TopicSegments.upstreamKey)
+            }
             if (!t.realName().equals(t.virtualName())) {
                 names.put(t, t.realName().getBytes(StandardCharsets.UTF_8));
             }

@@ -107,8 +107,9 @@ public final class LeafRouter implements Router {
             if (spec.routes().get(k).target() instanceof RouterTarget rt) {
                 inner[k] = level(rt.router(), path, topicsByLeaf);
                 leafOfRoute[k] = -1;
-                topics.add(inner[k].catalog.visibleTopics().stream()
-                        .map(t -> new RealTopic(t.virtualName(), t.virtualId())).toList());
+                TopicRouting innerCatalog = inner[k].catalog;
+                topics.add(innerCatalog.visibleTopics().stream()
+                        .map(t -> new RealTopic(t.virtualName(), t.virtualId(), innerCatalog.partitionCountOf(t))).toList());
             } else {
                 leafOfRoute[k] = leafByPath.get(path);
                 topics.add(topicsByLeaf.get(leafOfRoute[k]));
@@ -172,6 +173,29 @@ public final class LeafRouter implements Router {
     @Override
     public dev.weft.routing.plan.ColdPlanner coldPlanner(short apiKey) {
         return dev.weft.routing.plan.Planners.forApi(apiKey);
+    }
+
+    /** When any router of the DAG counts partitions (a partition-weave router at any level). */
+    @Override
+    public boolean countsPartitions() {
+        return reachable(rootRouter).stream().anyMatch(name -> routers.get(name).countsPartitions());
+    }
+
+    /** The routers of the DAG below (and including) {@code routerName}. */
+    private java.util.Set<String> reachable(String routerName) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(routerName));
+        while (!todo.isEmpty()) {
+            String r = todo.pop();
+            if (out.add(r)) {
+                for (RouteSpec route : graph.router(r).routes()) {
+                    if (route.target() instanceof RouterTarget rt) {
+                        todo.push(rt.router());
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     @Override

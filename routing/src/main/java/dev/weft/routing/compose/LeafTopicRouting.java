@@ -3,6 +3,8 @@ package dev.weft.routing.compose;
 import dev.weft.routing.Placement;
 import dev.weft.routing.TopicCollision;
 import dev.weft.routing.TopicRouting;
+import dev.weft.routing.TopicSegment;
+import dev.weft.routing.TopicSegments;
 import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.compose.LeafRouter.Level;
 import dev.weft.routing.dag.RouteSpec;
@@ -23,6 +25,7 @@ final class LeafTopicRouting implements TopicRouting {
     private final List<RouteSpec> leaves;
     private final VisibleTopicIndex index;
     private final List<TopicCollision> collisions = new ArrayList<>();
+    private final List<String> segmentProblems = new ArrayList<>();
 
     LeafTopicRouting(Level root, List<RouteSpec> leaves) {
         this.root = root;
@@ -38,24 +41,69 @@ final class LeafTopicRouting implements TopicRouting {
         collect(root);
     }
 
-    /** The leaf form of a topic of {@code level}: null when an inner level no longer shows it (a stale snapshot). */
+    /**
+     * The leaf form of a topic of {@code level}: null when an inner level no longer shows it (a stale
+     * snapshot). A partition-woven topic, or a topic that is woven at an inner level, comes out woven with
+     * every segment at a leaf: a segment whose topic is an inner router's is replaced by that topic's own
+     * leaf form, cut to the segment's partitions.
+     */
     private static VisibleTopic down(Level level, VisibleTopic top) {
-        Level at = level;
-        VisibleTopic t = top;
-        while (at.inner()[t.route()] != null) {
-            Level next = at.inner()[t.route()];
-            VisibleTopic inner = next.catalog().resolve(t.realName());
-            if (inner == null) {
-                return null;
+        if (top.woven()) {
+            List<TopicSegment> leafSegments = new ArrayList<>();
+            for (TopicSegment seg : top.segments().list()) {
+                if (!flatten(level, seg, leafSegments)) {
+                    return null;
+                }
             }
-            at = next;
-            t = inner;
+            return VisibleTopic.woven(top.virtualName(), top.virtualId(), new TopicSegments(leafSegments));
         }
-        return new VisibleTopic(top.virtualName(), at.leafOfRoute()[t.route()], t.realName(), top.virtualId(), t.realId());
+        Level next = level.inner()[top.route()];
+        if (next == null) {
+            return new VisibleTopic(top.virtualName(), level.leafOfRoute()[top.route()], top.realName(), top.virtualId(),
+                    top.realId());
+        }
+        VisibleTopic inner = next.catalog().resolve(top.realName());
+        VisibleTopic leaf = inner == null ? null : down(next, inner);
+        if (leaf == null) {
+            return null;
+        }
+        return leaf.woven() ? VisibleTopic.woven(top.virtualName(), top.virtualId(), leaf.segments())
+                : new VisibleTopic(top.virtualName(), leaf.route(), leaf.realName(), top.virtualId(), leaf.realId());
+    }
+
+    /** Adds {@code seg} (of a topic of {@code level}) at the leaves; false when an inner level does not show its topic. */
+    private static boolean flatten(Level level, TopicSegment seg, List<TopicSegment> out) {
+        Level next = level.inner()[seg.route()];
+        if (next == null) {
+            out.add(seg.at(level.leafOfRoute()[seg.route()], seg.realName(), seg.realId()));
+            return true;
+        }
+        VisibleTopic inner = next.catalog().resolve(seg.realName());
+        VisibleTopic leaf = inner == null ? null : down(next, inner);
+        if (leaf == null) {
+            return false;
+        }
+        if (!leaf.woven()) {
+            out.add(seg.at(leaf.route(), leaf.realName(), leaf.realId()));
+            return true;
+        }
+        // the segment takes partitions firstReal.. of an inner woven topic: cut them out of its segments
+        int lo = seg.firstReal();
+        int hi = seg.firstReal() + seg.count();
+        for (TopicSegment s : leaf.segments().list()) {
+            int from = Math.max(lo, s.firstVirtual());
+            int to = Math.min(hi, s.firstVirtual() + s.count());
+            if (from < to) {
+                out.add(new TopicSegment(s.route(), s.realName(), s.realId(), seg.firstVirtual() + (from - lo),
+                        s.toReal(from), to - from));
+            }
+        }
+        return true;
     }
 
     private void collect(Level level) {
         collisions.addAll(level.catalog().collisions());
+        segmentProblems.addAll(level.catalog().segmentProblems());
         for (Level inner : level.inner()) {
             if (inner != null) {
                 collect(inner);
@@ -76,6 +124,16 @@ final class LeafTopicRouting implements TopicRouting {
     @Override
     public String virtualNameOf(int leaf, String realName) {
         return index.virtualNameOf(leaf, realName);
+    }
+
+    @Override
+    public VisibleTopic wovenOf(int leaf, String realName) {
+        return index.wovenOf(leaf, realName);
+    }
+
+    @Override
+    public List<String> segmentProblems() {
+        return segmentProblems;
     }
 
     @Override

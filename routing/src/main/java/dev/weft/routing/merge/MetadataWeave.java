@@ -1,6 +1,7 @@
 package dev.weft.routing.merge;
 
 import dev.weft.routing.TopicRouting;
+import dev.weft.routing.TopicSegment;
 import dev.weft.routing.VisibleTopic;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -45,6 +46,16 @@ public final class MetadataWeave {
         List<MetadataRequestData.MetadataRequestTopic> mine = new ArrayList<>();
         for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
             VisibleTopic v = resolve(t, topics);
+            if (v != null && v.woven()) {
+                for (TopicSegment seg : v.segments().list()) {
+                    if (seg.route() == route && mine.stream().noneMatch(m -> seg.realName().equals(m.name())
+                            || !Uuid.ZERO_UUID.equals(seg.realId()) && seg.realId().equals(m.topicId()))) {
+                        // by name: a segment's id may not be known yet, and brokers answer either form with both
+                        mine.add(new MetadataRequestData.MetadataRequestTopic().setName(seg.realName()).setTopicId(Uuid.ZERO_UUID));
+                    }
+                }
+                continue;
+            }
             if (v != null && v.route() == route) {
                 mine.add(askedById(t)
                         ? new MetadataRequestData.MetadataRequestTopic().setName(null).setTopicId(v.realId())
@@ -100,6 +111,7 @@ public final class MetadataWeave {
                 merged.add(virtualTopic(t, v, route, toVirtualNodeId));
             }
         }
+        wovenTopics(request, answers, topics, toVirtualNodeId, merged, answered);
         accountForRequestedTopics(request, answers, topics, merged, answered);
         out.setBrokers(brokers);
         out.setTopics(merged);
@@ -116,16 +128,90 @@ public final class MetadataWeave {
                 .setTopicAuthorizedOperations(t.topicAuthorizedOperations());
         List<MetadataResponsePartition> partitions = new ArrayList<>(t.partitions().size());
         for (MetadataResponsePartition p : t.partitions()) {
-            partitions.add(new MetadataResponsePartition()
-                    .setErrorCode(p.errorCode())
-                    .setPartitionIndex(p.partitionIndex())
-                    .setLeaderId(toVirtual.applyAsInt(route, p.leaderId()))
-                    .setLeaderEpoch(p.leaderEpoch())
-                    .setReplicaNodes(mapIds(p.replicaNodes(), route, toVirtual))
-                    .setIsrNodes(mapIds(p.isrNodes(), route, toVirtual))
-                    .setOfflineReplicas(mapIds(p.offlineReplicas(), route, toVirtual)));
+            partitions.add(virtualPartition(p, route, toVirtual));
         }
         return out.setPartitions(partitions);
+    }
+
+    /** A route's partition with the virtual node ids of its leader and replicas (same index). */
+    private static MetadataResponsePartition virtualPartition(MetadataResponsePartition p, int route, IntBinaryOperator toVirtual) {
+        return new MetadataResponsePartition()
+                .setErrorCode(p.errorCode())
+                .setPartitionIndex(p.partitionIndex())
+                .setLeaderId(toVirtual.applyAsInt(route, p.leaderId()))
+                .setLeaderEpoch(p.leaderEpoch())
+                .setReplicaNodes(mapIds(p.replicaNodes(), route, toVirtual))
+                .setIsrNodes(mapIds(p.isrNodes(), route, toVirtual))
+                .setOfflineReplicas(mapIds(p.offlineReplicas(), route, toVirtual));
+    }
+
+    /**
+     * The partition-woven topics the client asked for (all of them, for an all-topics request): each
+     * virtual partition from its segment's route's answer, renumbered, with that route's virtual node ids.
+     * Every virtual partition is listed, always: one whose route did not answer, whose real topic the
+     * answer lacks, or whose real partition the topic no longer has shows LEADER_NOT_AVAILABLE without a
+     * leader — producers and groups keep the partition count (a woven topic never shrinks under them).
+     */
+    private static void wovenTopics(MetadataRequestData request, List<MetadataResponseData> answers, TopicRouting topics,
+            IntBinaryOperator toVirtualNodeId, MetadataResponseData.MetadataResponseTopicCollection merged, Set<String> answered) {
+        List<VisibleTopic> asked = new ArrayList<>();
+        if (request.topics() == null) {
+            topics.visibleTopics().stream().filter(VisibleTopic::woven).forEach(asked::add);
+        } else {
+            for (MetadataRequestData.MetadataRequestTopic t : request.topics()) {
+                VisibleTopic v = resolve(t, topics);
+                if (v != null && v.woven()) {
+                    asked.add(v);
+                }
+            }
+        }
+        for (VisibleTopic v : asked) {
+            if (!answered.add(v.virtualName())) {
+                continue;
+            }
+            MetadataResponseTopic out = new MetadataResponseTopic().setName(v.virtualName()).setTopicId(v.virtualId())
+                    .setIsInternal(false).setTopicAuthorizedOperations(Integer.MIN_VALUE);
+            List<MetadataResponsePartition> partitions = new ArrayList<>(v.segments().partitionCount());
+            for (TopicSegment seg : v.segments().list()) {
+                MetadataResponseData a = answers.get(seg.route());
+                MetadataResponseTopic real = a == null ? null : realTopic(a, seg);
+                if (real != null && out.topicAuthorizedOperations() == Integer.MIN_VALUE) {
+                    out.setTopicAuthorizedOperations(real.topicAuthorizedOperations());
+                }
+                MetadataResponsePartition[] byReal = new MetadataResponsePartition[seg.count()];
+                if (real != null && real.errorCode() == Errors.NONE.code()) {
+                    for (MetadataResponsePartition p : real.partitions()) {
+                        int offset = p.partitionIndex() - seg.firstReal();
+                        if (offset >= 0 && offset < seg.count()) {
+                            byReal[offset] = p;
+                        }
+                    }
+                }
+                for (int k = 0; k < seg.count(); k++) {
+                    MetadataResponsePartition p = byReal[k];
+                    partitions.add(p == null ? leaderless(seg.firstVirtual() + k)
+                            : virtualPartition(p, seg.route(), toVirtualNodeId).setPartitionIndex(seg.firstVirtual() + k));
+                }
+            }
+            merged.add(out.setPartitions(partitions));
+        }
+    }
+
+    /** Segment {@code seg}'s real topic in a route's answer (by name, or by id when the answer has no names). */
+    private static MetadataResponseTopic realTopic(MetadataResponseData answer, TopicSegment seg) {
+        for (MetadataResponseTopic t : answer.topics()) {
+            if (seg.realName().equals(t.name())
+                    || t.name() == null && !Uuid.ZERO_UUID.equals(seg.realId()) && seg.realId().equals(t.topicId())) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static MetadataResponsePartition leaderless(int virtualPartition) {
+        return new MetadataResponsePartition().setPartitionIndex(virtualPartition)
+                .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code()).setLeaderId(-1).setLeaderEpoch(-1)
+                .setReplicaNodes(List.of()).setIsrNodes(List.of()).setOfflineReplicas(List.of());
     }
 
     /**
@@ -137,7 +223,7 @@ public final class MetadataWeave {
             TopicRouting topics, MetadataResponseData.MetadataResponseTopicCollection merged, Set<String> answered) {
         if (request.topics() == null) {
             for (VisibleTopic v : topics.visibleTopics()) {
-                if (answers.get(v.route()) == null && answered.add(v.virtualName())) {
+                if (!v.woven() && answers.get(v.route()) == null && answered.add(v.virtualName())) {
                     merged.add(errorTopic(v.virtualName(), v.virtualId(), Errors.LEADER_NOT_AVAILABLE));
                 }
             }
@@ -152,7 +238,7 @@ public final class MetadataWeave {
                 } else if (name != null && answered.add(name)) {
                     merged.add(errorTopic(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION));
                 }
-            } else if (answers.get(v.route()) == null && answered.add(v.virtualName())) {
+            } else if (!v.woven() && answers.get(v.route()) == null && answered.add(v.virtualName())) {
                 merged.add(errorTopic(v.virtualName(), v.virtualId(), Errors.LEADER_NOT_AVAILABLE));
             }
         }

@@ -31,6 +31,21 @@ final class AddPartitionsToTxnPlanner implements ColdPlanner {
     private static final TopicKey<AddPartitionsToTxnTopicResult> RESPONSE_TOPIC = TopicKey.named(
             AddPartitionsToTxnTopicResult::name, AddPartitionsToTxnTopicResult::setName);
 
+    static final PartitionLists<AddPartitionsToTxnTopic, AddPartitionsToTxnTopicResult> PARTITIONS = new PartitionLists<>(
+            AddPartitionsToTxnTopic::partitions,
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), f)),
+            (t, f) -> {
+                AddPartitionsToTxnPartitionResultCollection out = new AddPartitionsToTxnPartitionResultCollection();
+                for (AddPartitionsToTxnPartitionResult p : t.resultsByPartition()) {
+                    int q = f.applyAsInt(p.partitionIndex());
+                    if (q >= 0) {
+                        out.add(p.duplicate().setPartitionIndex(q));
+                    }
+                }
+                t.setResultsByPartition(out);
+            },
+            (into, from) -> from.resultsByPartition().forEach(p -> into.resultsByPartition().add(p.duplicate())));
+
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         AddPartitionsToTxnRequestData req = (AddPartitionsToTxnRequestData) request;
@@ -41,12 +56,13 @@ final class AddPartitionsToTxnPlanner implements ColdPlanner {
         String txnId = req.v3AndBelowTransactionalId();
         int home = ctx.transactions().homeRoute(txnId);
         TopicsByRoute<AddPartitionsToTxnTopic> split = new TopicsByRoute<>(new ArrayList<>(req.v3AndBelowTopics()),
-                REQUEST_TOPIC, false, ctx.topics());
-        VisibleTopic elsewhere = TransactionConfinement.firstElsewhere(split, home);
+                REQUEST_TOPIC, false, ctx.topics(), PARTITIONS);
+        TransactionConfinement.Elsewhere elsewhere = TransactionConfinement.firstElsewhere(split, home);
         if (elsewhere != null) {
             ctx.logRefusal(TransactionConfinement.topicElsewhere(ctx, txnId, home, elsewhere));
             return Step.respond(respond(split, i -> split.resolved(i) == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION
-                    : split.resolved(i).route() != home ? Errors.TRANSACTION_ABORTABLE : Errors.OPERATION_NOT_ATTEMPTED));
+                    : !java.util.Set.of(home).containsAll(split.routesOf(i)) ? Errors.TRANSACTION_ABORTABLE
+                    : Errors.OPERATION_NOT_ATTEMPTED));
         }
         if (split.hasUnknown()) {
             // unknown topics: the broker would refuse them and not attempt the others; so do we

@@ -69,6 +69,9 @@ abstract class ConfigResourcePlanner<Q extends ApiMessage, E extends Message, R 
         String name = name(entry);
         if (type == TOPIC) {
             VisibleTopic topic = ctx.topics().resolve(name);
+            if (topic != null && topic.woven()) {
+                return wovenTopic(topic, ctx);
+            }
             return topic == null ? Located.unknownTopic() : owner(topic, ctx);
         }
         if (type == BROKER || type == BROKER_LOGGER) {
@@ -85,6 +88,23 @@ abstract class ConfigResourcePlanner<Q extends ApiMessage, E extends Message, R 
         }
         return new Located.Refused(Errors.INVALID_REQUEST, "config resource type " + type
                 + " is not supported by virtual cluster '" + ctx.virtualClusterName() + "'", true);
+    }
+
+    /**
+     * A partition-woven topic's configs are its physical topics' (one per segment, possibly on several
+     * clusters): reading them answers the first segment's physical topic, which stands for the logical
+     * topic as the first route's broker defaults stand for the virtual cluster's; changing them is refused
+     * (it could not be done on every segment at once): each physical topic is configured on its cluster.
+     */
+    private Located wovenTopic(VisibleTopic topic, PlanContext ctx) {
+        if (alters) {
+            return new Located.Refused(Errors.POLICY_VIOLATION, "topic '" + topic.virtualName() + "' is partition-woven"
+                    + " over physical topics " + topic.segments().list().stream().map(s -> "'" + s.realName() + "' on route '"
+                            + ctx.routeName(s.route()) + "'").distinct().toList()
+                    + "; change the configs of each physical topic on its cluster", true);
+        }
+        var first = topic.segments().get(0);
+        return owner(first.route(), first.realName(), first.realId(), topic, ctx);
     }
 
     /** A broker (or its loggers) by virtual node id; the empty name means the cluster-wide defaults. */

@@ -40,6 +40,14 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
             List<String> real = new ArrayList<>();
             for (String name : req.subscribedTopicNames()) {
                 VisibleTopic v = ctx.topics().resolve(name);
+                if (v != null && v.woven()) {
+                    // the home coordinator assigns real partitions of real topics: it cannot be given a
+                    // topic made of partitions of several topics (possibly on several clusters)
+                    return refuse(req, version, ctx, "consumer group '" + req.groupId()
+                            + "' (KIP-848 protocol) subscribes to topic '" + name + "', which is partition-woven"
+                            + " (its partitions are partitions of several physical topics); the home cluster's"
+                            + " assignor cannot assign it: use group.protocol=classic for groups reading woven topics");
+                }
                 if (v != null && v.route() != home) {
                     return refuse(req, version, ctx, "consumer group '" + req.groupId()
                             + "' (KIP-848 protocol) subscribes to topic '" + name + "' on cluster '"
@@ -55,7 +63,7 @@ final class ConsumerGroupHeartbeatPlanner implements ColdPlanner {
             List<ConsumerGroupHeartbeatRequestData.TopicPartitions> owned = new ArrayList<>();
             for (ConsumerGroupHeartbeatRequestData.TopicPartitions tp : req.topicPartitions()) {
                 VisibleTopic v = ctx.topics().byVirtualId(tp.topicId());
-                if (v != null && v.route() == home) {
+                if (v != null && !v.woven() && v.route() == home) {
                     owned.add(tp.duplicate().setTopicId(v.realId()));
                 }
             }

@@ -71,4 +71,16 @@ final class ListOffsetsPlanner extends TopicListPlanner<ListOffsetsRequestData, 
     void keepPartitions(ListOffsetsTopic entry, java.util.Set<Integer> keep) {
         entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partitionIndex())).toList()));
     }
+
+    private static final PartitionLists<ListOffsetsTopic, ListOffsetsTopicResponse> PARTITIONS = PartitionLists.of(
+            ListOffsetsTopic::partitions, ListOffsetsTopic::setPartitions,
+            ListOffsetsRequestData.ListOffsetsPartition::partitionIndex, ListOffsetsRequestData.ListOffsetsPartition::setPartitionIndex,
+            ListOffsetsTopicResponse::partitions, ListOffsetsTopicResponse::setPartitions,
+            ListOffsetsResponseData.ListOffsetsPartitionResponse::partitionIndex,
+            ListOffsetsResponseData.ListOffsetsPartitionResponse::setPartitionIndex);
+
+    @Override
+    PartitionLists<ListOffsetsTopic, ListOffsetsTopicResponse> partitionLists() {
+        return PARTITIONS;
+    }
 }

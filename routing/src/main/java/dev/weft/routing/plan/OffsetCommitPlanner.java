@@ -56,12 +56,19 @@ final class OffsetCommitPlanner implements ColdPlanner {
     static final TopicKey<OffsetCommitResponseTopic> RESPONSE_TOPIC = new TopicKey<>(OffsetCommitResponseTopic::name,
             OffsetCommitResponseTopic::setName, OffsetCommitResponseTopic::topicId, OffsetCommitResponseTopic::setTopicId);
 
+    static final PartitionLists<OffsetCommitRequestTopic, OffsetCommitResponseTopic> PARTITIONS = PartitionLists.of(
+            OffsetCommitRequestTopic::partitions, OffsetCommitRequestTopic::setPartitions,
+            OffsetCommitRequestData.OffsetCommitRequestPartition::partitionIndex,
+            OffsetCommitRequestData.OffsetCommitRequestPartition::setPartitionIndex,
+            OffsetCommitResponseTopic::partitions, OffsetCommitResponseTopic::setPartitions,
+            OffsetCommitResponsePartition::partitionIndex, OffsetCommitResponsePartition::setPartitionIndex);
+
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         OffsetCommitRequestData req = (OffsetCommitRequestData) request;
         int home = ctx.groups().homeRoute(req.groupId());
         TopicsByRoute<OffsetCommitRequestTopic> split = new TopicsByRoute<>(req.topics(), REQUEST_TOPIC,
-                version >= FIRST_BY_ID, ctx.topics());
+                version >= FIRST_BY_ID, ctx.topics(), PARTITIONS);
         Commit commit = new Commit(req, version, ctx, home, split);
         if (req.generationIdOrMemberEpoch() < 0) {
             return commit.toRoutes(split.routes().stream().toList());

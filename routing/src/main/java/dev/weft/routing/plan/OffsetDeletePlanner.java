@@ -26,12 +26,29 @@ final class OffsetDeletePlanner implements ColdPlanner {
     private static final TopicKey<OffsetDeleteResponseTopic> RESPONSE_TOPIC = TopicKey.named(
             OffsetDeleteResponseTopic::name, OffsetDeleteResponseTopic::setName);
 
+    static final PartitionLists<OffsetDeleteRequestTopic, OffsetDeleteResponseTopic> PARTITIONS = new PartitionLists<>(
+            t -> t.partitions().stream().map(p -> p.partitionIndex()).toList(),
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
+                    org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition::partitionIndex,
+                    org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition::setPartitionIndex, f)),
+            (t, f) -> {
+                OffsetDeleteResponsePartitionCollection out = new OffsetDeleteResponsePartitionCollection();
+                for (OffsetDeleteResponsePartition p : t.partitions()) {
+                    int q = f.applyAsInt(p.partitionIndex());
+                    if (q >= 0) {
+                        out.add(p.duplicate().setPartitionIndex(q));
+                    }
+                }
+                t.setPartitions(out);
+            },
+            (into, from) -> from.partitions().forEach(p -> into.partitions().add(p.duplicate())));
+
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         OffsetDeleteRequestData req = (OffsetDeleteRequestData) request;
         int home = ctx.groups().homeRoute(req.groupId());
         TopicsByRoute<OffsetDeleteRequestTopic> split = new TopicsByRoute<>(new ArrayList<>(req.topics()),
-                REQUEST_TOPIC, false, ctx.topics());
+                REQUEST_TOPIC, false, ctx.topics(), PARTITIONS);
         List<Integer> routes = List.copyOf(split.routes());
         List<Part> parts = new ArrayList<>();
         for (int route : routes) {

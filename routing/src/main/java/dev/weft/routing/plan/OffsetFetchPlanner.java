@@ -37,6 +37,13 @@ final class OffsetFetchPlanner implements ColdPlanner {
     static final TopicKey<OffsetFetchResponseTopics> RESPONSE_TOPIC = new TopicKey<>(OffsetFetchResponseTopics::name,
             OffsetFetchResponseTopics::setName, OffsetFetchResponseTopics::topicId, OffsetFetchResponseTopics::setTopicId);
 
+    static final PartitionLists<OffsetFetchRequestTopics, OffsetFetchResponseTopics> PARTITIONS = new PartitionLists<>(
+            OffsetFetchRequestTopics::partitionIndexes,
+            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), OffsetFetchResponsePartitions::partitionIndex,
+                    OffsetFetchResponsePartitions::setPartitionIndex, f)),
+            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         OffsetFetchRequestData req = (OffsetFetchRequestData) request;
@@ -92,7 +99,7 @@ final class OffsetFetchPlanner implements ColdPlanner {
                     routes.add(r);
                 }
             } else {
-                split = new TopicsByRoute<>(group.topics(), REQUEST_TOPIC, version >= FIRST_BY_ID, ctx.topics());
+                split = new TopicsByRoute<>(group.topics(), REQUEST_TOPIC, version >= FIRST_BY_ID, ctx.topics(), PARTITIONS);
                 routes.addAll(split.routes());
             }
         }
@@ -145,13 +152,16 @@ final class OffsetFetchPlanner implements ColdPlanner {
             List<OffsetFetchResponseTopics> topics;
             if (split == null) {
                 topics = new ArrayList<>();
+                Map<Integer, List<OffsetFetchResponseTopics>> byRoute = new java.util.TreeMap<>();
                 for (int route : routes) {
                     OffsetFetchResponseGroup g = routeError(route) == null ? answerOf(route) : null;
                     if (g != null) {
+                        byRoute.put(route, g.topics());
                         topics.addAll(TopicsByRoute.visibleOnly(route, g.topics(), RESPONSE_TOPIC,
                                 version >= FIRST_BY_ID, ctx.topics()));
                     }
                 }
+                TopicsByRoute.wovenOnly(byRoute, RESPONSE_TOPIC, version >= FIRST_BY_ID, ctx.topics(), PARTITIONS, topics);
             } else {
                 topics = split.merge(RESPONSE_TOPIC, route -> {
                     OffsetFetchResponseGroup g = answerOf(route);

@@ -71,4 +71,16 @@ final class OffsetForLeaderEpochPlanner extends TopicListPlanner<OffsetForLeader
     void keepPartitions(OffsetForLeaderTopic entry, java.util.Set<Integer> keep) {
         entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partition())).toList()));
     }
+
+    private static final PartitionLists<OffsetForLeaderTopic, OffsetForLeaderTopicResult> PARTITIONS = PartitionLists.of(
+            OffsetForLeaderTopic::partitions, OffsetForLeaderTopic::setPartitions,
+            OffsetForLeaderEpochRequestData.OffsetForLeaderPartition::partition,
+            OffsetForLeaderEpochRequestData.OffsetForLeaderPartition::setPartition,
+            OffsetForLeaderTopicResult::partitions, OffsetForLeaderTopicResult::setPartitions,
+            OffsetForLeaderEpochResponseData.EpochEndOffset::partition, OffsetForLeaderEpochResponseData.EpochEndOffset::setPartition);
+
+    @Override
+    PartitionLists<OffsetForLeaderTopic, OffsetForLeaderTopicResult> partitionLists() {
+        return PARTITIONS;
+    }
 }

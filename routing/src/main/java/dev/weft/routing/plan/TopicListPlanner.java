@@ -68,6 +68,25 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         throw new UnsupportedOperationException("entries of this API are not split by partition");
     }
 
+    /**
+     * How this API's entries carry partitions, so an entry naming a partition-woven topic is split into
+     * one per route and real topic, renumbered there and back; null: the API names no partitions, and a
+     * woven topic goes to {@link #locateWoven}.
+     */
+    PartitionLists<E, T> partitionLists() {
+        return null;
+    }
+
+    /**
+     * Where an entry naming partition-woven {@code topic} goes when the API names no partitions: by
+     * default refused (the topic has no one cluster to answer for it); an API that can ask every
+     * segment's cluster overrides this.
+     */
+    Located locateWoven(E entry, VisibleTopic topic, PlanContext ctx) {
+        return new Located.Refused(Errors.INVALID_REQUEST, "topic '" + topic.virtualName()
+                + "' is partition-woven over several clusters; this request has no single cluster to go to", true);
+    }
+
     /** The request's entries, or null for "all topics". */
     abstract List<E> entries(Q request, short version);
 
@@ -148,21 +167,60 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 return new Located.Refused(Errors.UNKNOWN_TOPIC_ID, null, false);
             }
         }
-        return owner(topic, ctx);
+        return topic.woven() ? locateWoven(entry, topic, ctx) : owner(topic, ctx);
     }
 
     /** {@code topic}'s owner, addressed by this API's {@link Addressing}. */
     final Located owner(VisibleTopic topic, PlanContext ctx) {
+        return owner(topic.route(), topic.realName(), topic.realId(), topic, ctx);
+    }
+
+    /** The owner of real topic {@code realName} behind {@code route} (all or part of {@code topic}), addressed by this API's {@link Addressing}. */
+    final Located owner(int route, String realName, Uuid realId, VisibleTopic topic, PlanContext ctx) {
         Destination to = Destination.ANY;
         if (addressing == Addressing.LEADER && ctx.ownRoute() >= 0) {
-            if (ctx.ownRoute() != topic.route()) {
+            if (ctx.ownRoute() != route) {
                 return new Located.Refused(Errors.NOT_LEADER_OR_FOLLOWER, "topic '" + topic.virtualName()
-                        + "' is led by a broker of route '" + ctx.routeName(topic.route()) + "'", false);
+                        + "' is led by a broker of route '" + ctx.routeName(route) + "'", false);
             }
             to = Destination.OWN;
         }
-        return new Located.Owner(topic.route(), to, topic.realName(), topic.realId(), topic.virtualName(),
-                topic.virtualId());
+        return new Located.Owner(route, to, realName, realId, topic.virtualName(), topic.virtualId());
+    }
+
+    /**
+     * Entries naming partition-woven topics split into one per piece (route and real topic), each keeping
+     * the client's (virtual) partitions of that piece; partitions the topic does not have go into an entry
+     * of their own, mapped to null (answered UNKNOWN_TOPIC_OR_PARTITION). Other entries stay as they are.
+     */
+    private List<E> bySegment(List<E> entries, PlanContext ctx, Map<E, WovenPieces.Piece> pieceOf) {
+        PartitionLists<E, T> lists = partitionLists();
+        if (lists == null) {
+            return entries;
+        }
+        List<E> out = new ArrayList<>(entries.size());
+        for (E entry : entries) {
+            String name = name(entry);
+            VisibleTopic topic = name != null ? ctx.topics().resolve(name) : ctx.topics().byVirtualId(id(entry));
+            if (topic == null || !topic.woven()) {
+                out.add(entry);
+                continue;
+            }
+            WovenPieces pieces = WovenPieces.of(topic, lists.requested().apply(entry));
+            for (WovenPieces.Piece piece : pieces.pieces()) {
+                E part = copy(entry);
+                lists.renumberRequest().accept(part, piece.keep());
+                pieceOf.put(part, piece);
+                out.add(part);
+            }
+            if (!pieces.unknown().isEmpty()) {
+                E part = copy(entry);
+                lists.renumberRequest().accept(part, pieces.keepUnknown());
+                pieceOf.put(part, null);
+                out.add(part);
+            }
+        }
+        return out;
     }
 
     static <R> int maxThrottle(List<R> answers, ToIntFunction<R> throttle) {
@@ -183,17 +241,21 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         if (entries == null) {
             return allTopics(q, version, ctx);
         }
+        Map<E, WovenPieces.Piece> pieceOf = new java.util.IdentityHashMap<>();
+        entries = bySegment(entries, ctx, pieceOf);
         Map<E, Integer> leaderOfEntry = null;
         if (addressing == Addressing.LEADER && ctx.collapsedNodes() != null) {
             leaderOfEntry = new java.util.IdentityHashMap<>();
-            entries = byLeader(entries, ctx, leaderOfEntry);
+            entries = byLeader(entries, ctx, leaderOfEntry, pieceOf);
         }
         Q template = copy(q);
         setEntries(template, List.of(), version);
         List<Slot<E>> slots = new ArrayList<>(entries.size());
         Map<RouteDestination, List<E>> byTarget = new LinkedHashMap<>();
         for (E entry : entries) {
-            Located where = locate(entry, ctx);
+            WovenPieces.Piece piece = pieceOf.get(entry);
+            Located where = !pieceOf.containsKey(entry) ? locate(entry, ctx)
+                    : piece == null ? Located.unknownTopic() : pieceOwner(entry, piece, ctx);
             if (leaderOfEntry != null && where instanceof Located.Owner o) {
                 // collapsed: no connection is the leader's; each part goes to the real leader the proxy knows
                 Integer leader = leaderOfEntry.get(entry);
@@ -208,6 +270,9 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 real = copy(entry);
                 try {
                     toReal(real, owner, ctx);
+                    if (piece != null) {
+                        partitionLists().renumberRequest().accept(real, piece.toReal());
+                    }
                 } catch (EntryRefusal refusal) {
                     where = new Located.Refused(refusal.error, refusal.getMessage(), true);
                 }
@@ -219,7 +284,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
             if (target != null) {
                 byTarget.computeIfAbsent(target, t -> new ArrayList<>()).add(real);
             }
-            slots.add(new Slot<>(entry, where, real, target));
+            slots.add(new Slot<>(entry, where, real, target, piece));
         }
         List<RouteDestination> targets = List.copyOf(byTarget.keySet());
         List<Part> parts = new ArrayList<>(targets.size());
@@ -242,19 +307,24 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
      * leader is unknown gets an entry of its own, refused NOT_LEADER_OR_FOLLOWER so the client refreshes).
      * The client then sees a topic once per leader in the answer, as a broker answers a topic listed twice.
      */
-    private List<E> byLeader(List<E> entries, PlanContext ctx, Map<E, Integer> leaderOfEntry) {
+    private List<E> byLeader(List<E> entries, PlanContext ctx, Map<E, Integer> leaderOfEntry,
+            Map<E, WovenPieces.Piece> pieceOf) {
         List<E> out = new ArrayList<>(entries.size());
         for (E entry : entries) {
             List<Integer> partitions = partitionsOf(entry);
             String name = name(entry);
             VisibleTopic topic = name != null ? ctx.topics().resolve(name) : ctx.topics().byVirtualId(id(entry));
-            if (partitions == null || topic == null) {
+            WovenPieces.Piece piece = pieceOf.get(entry);
+            if (partitions == null || topic == null || topic.woven() && piece == null) {
                 out.add(entry);
                 continue;
             }
+            int route = piece != null ? piece.route() : topic.route();
+            String realName = piece != null ? piece.realName() : topic.realName();
+            java.util.function.IntUnaryOperator toReal = piece != null ? piece.toReal() : p -> p;
             Map<Integer, java.util.Set<Integer>> byLeader = new LinkedHashMap<>();
             for (int p : partitions) {
-                int leader = Math.max(-1, ctx.leaderOf(topic.route(), topic.realName(), p));
+                int leader = Math.max(-1, ctx.leaderOf(route, realName, toReal.applyAsInt(p)));
                 byLeader.computeIfAbsent(leader, l -> new java.util.HashSet<>()).add(p);
             }
             if (byLeader.size() == 1) {
@@ -266,6 +336,9 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 E part = copy(entry);
                 keepPartitions(part, group.getValue());
                 leaderOfEntry.put(part, group.getKey());
+                if (pieceOf.containsKey(entry)) {
+                    pieceOf.put(part, piece);
+                }
                 out.add(part);
             }
         }
@@ -273,7 +346,14 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
     }
 
     /** One client entry: where it went ({@code target}, null when answered here) and its rewritten copy. */
-    private record Slot<E>(E clientEntry, Located where, E realEntry, RouteDestination target) {
+    private record Slot<E>(E clientEntry, Located where, E realEntry, RouteDestination target, WovenPieces.Piece piece) {
+    }
+
+    /** The owner of one piece of a woven topic's entry. */
+    private Located pieceOwner(E entry, WovenPieces.Piece piece, PlanContext ctx) {
+        String name = name(entry);
+        VisibleTopic topic = name != null ? ctx.topics().resolve(name) : ctx.topics().byVirtualId(id(entry));
+        return owner(piece.route(), piece.realName(), piece.realId(), topic, ctx);
     }
 
     /**
@@ -341,6 +421,9 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         }
         T copy = copy(result);
         toVirtual(copy, owner.route(), owner.virtualName(), owner.virtualId(), ctx);
+        if (slot.piece() != null) {
+            partitionLists().renumberResult().accept(copy, slot.piece().toVirtual());
+        }
         return new EntryAnswer<>(copy, null, null);
     }
 

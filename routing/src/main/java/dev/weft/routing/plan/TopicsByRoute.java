@@ -28,21 +28,44 @@ final class TopicsByRoute<T extends Message> {
     private final TopicKey<T> key;
     private final boolean byId;
     private final VisibleTopic[] resolved;
+    private final PartitionLists<T, ?> lists;
+    /** Per entry naming a partition-woven topic, its pieces (one per route and real topic); else null. */
+    private final WovenPieces[] woven;
 
     /**
      * @param topics the client's topic entries
      * @param byId true when this API version names topics by id (resolved with
      *     {@link TopicRouting#byVirtualId}), else by name
+     * @param lists how the API's entries carry partitions: a partition-woven topic's entries are split by
+     *     the route and real topic of each partition, renumbered there and back
      */
-    TopicsByRoute(List<T> topics, TopicKey<T> key, boolean byId, TopicRouting catalog) {
+    TopicsByRoute(List<T> topics, TopicKey<T> key, boolean byId, TopicRouting catalog, PartitionLists<T, ?> lists) {
         this.topics = topics;
         this.key = key;
         this.byId = byId;
+        this.lists = lists;
         this.resolved = new VisibleTopic[topics.size()];
+        this.woven = new WovenPieces[topics.size()];
         for (int i = 0; i < resolved.length; i++) {
             T t = topics.get(i);
             resolved[i] = byId ? catalog.byVirtualId(key.id().apply(t)) : catalog.resolve(key.name().apply(t));
+            if (resolved[i] != null && resolved[i].woven()) {
+                woven[i] = WovenPieces.of(resolved[i], lists.requested().apply(t));
+            }
         }
+    }
+
+    /** The routes entry {@code i} goes to: its topic's route, or the routes of a woven topic's named partitions. */
+    java.util.Set<Integer> routesOf(int i) {
+        if (resolved[i] == null) {
+            return java.util.Set.of();
+        }
+        if (woven[i] == null) {
+            return java.util.Set.of(resolved[i].route());
+        }
+        java.util.Set<Integer> out = new TreeSet<>();
+        woven[i].pieces().forEach(p -> out.add(p.route()));
+        return out;
     }
 
     boolean byId() {
@@ -65,10 +88,8 @@ final class TopicsByRoute<T extends Message> {
     /** The routes owning at least one of the topics, ascending. */
     SortedSet<Integer> routes() {
         SortedSet<Integer> out = new TreeSet<>();
-        for (VisibleTopic v : resolved) {
-            if (v != null) {
-                out.add(v.route());
-            }
+        for (int i = 0; i < resolved.length; i++) {
+            out.addAll(routesOf(i));
         }
         return out;
     }
@@ -84,8 +105,8 @@ final class TopicsByRoute<T extends Message> {
     }
 
     boolean onRoute(int route) {
-        for (VisibleTopic v : resolved) {
-            if (v != null && v.route() == route) {
+        for (int i = 0; i < resolved.length; i++) {
+            if (routesOf(i).contains(route)) {
                 return true;
             }
         }
@@ -98,6 +119,21 @@ final class TopicsByRoute<T extends Message> {
         List<T> out = new ArrayList<>();
         for (int i = 0; i < resolved.length; i++) {
             VisibleTopic v = resolved[i];
+            if (woven[i] != null) {
+                for (WovenPieces.Piece piece : woven[i].pieces()) {
+                    if (piece.route() == route) {
+                        T copy = (T) topics.get(i).duplicate();
+                        lists.renumberRequest().accept(copy, piece.toReal());
+                        if (byId) {
+                            key.setId().accept(copy, piece.realId());
+                        } else {
+                            key.setName().accept(copy, piece.realName());
+                        }
+                        out.add(copy);
+                    }
+                }
+                continue;
+            }
             if (v != null && v.route() == route) {
                 T copy = (T) topics.get(i).duplicate();
                 if (byId) {
@@ -131,6 +167,12 @@ final class TopicsByRoute<T extends Message> {
         for (int i = 0; i < resolved.length; i++) {
             T clientTopic = topics.get(i);
             VisibleTopic v = resolved[i];
+            if (woven[i] != null) {
+                R entry = mergeWoven(woven[i], clientTopic, responseKey, answered, routeError, errorEntry);
+                key.copyKey(clientTopic, responseKey, entry, byId);
+                out.add(entry);
+                continue;
+            }
             Errors error = v == null ? Errors.UNKNOWN_TOPIC_OR_PARTITION : routeError.apply(v.route());
             R found = null;
             if (error == null) {
@@ -148,6 +190,118 @@ final class TopicsByRoute<T extends Message> {
             out.add(entry);
         }
         return out;
+    }
+
+    /**
+     * One response entry for a client entry naming a woven topic: each piece's result from its route,
+     * renumbered to virtual partitions, appended in piece order; a piece whose route failed or left its
+     * topic out, and partitions the topic does not have, get error partitions.
+     */
+    @SuppressWarnings("unchecked")
+    private <R extends Message> R mergeWoven(WovenPieces pieces, T clientTopic, TopicKey<R> responseKey,
+            IntFunction<List<R>> answered, IntFunction<Errors> routeError, BiFunction<T, Errors, R> errorEntry) {
+        PartitionLists<T, R> parts = (PartitionLists<T, R>) lists;
+        R out = null;
+        for (WovenPieces.Piece piece : pieces.pieces()) {
+            Errors error = routeError.apply(piece.route());
+            List<R> found = new ArrayList<>();
+            if (error == null) {
+                List<R> entries = answered.apply(piece.route());
+                for (R r : entries == null ? List.<R>of() : entries) {
+                    Object k = responseKey.keyOf(r, byId);
+                    if (byId ? piece.realId().equals(k) : piece.realName().equals(k)) {
+                        R copy = (R) r.duplicate();
+                        parts.renumberResult().accept(copy, piece.toVirtual());
+                        found.add(copy);
+                    }
+                }
+                if (found.isEmpty()) {
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                }
+            }
+            if (error != null) {
+                T mine = (T) clientTopic.duplicate();
+                parts.renumberRequest().accept(mine, piece.keep());
+                found.add(errorEntry.apply(mine, error));
+            }
+            for (R r : found) {
+                if (out == null) {
+                    out = r;
+                } else {
+                    parts.appendResult().accept(out, r);
+                }
+            }
+        }
+        if (!pieces.unknown().isEmpty() || out == null) {
+            T mine = (T) clientTopic.duplicate();
+            parts.renumberRequest().accept(mine, pieces.keepUnknown());
+            R unknown = errorEntry.apply(mine, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+            if (out == null) {
+                out = unknown;
+            } else {
+                parts.appendResult().accept(out, unknown);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The woven topics in the routes' answers for "every topic", each put together from its segments'
+     * real topics on their routes (renumbered; partitions outside the segments left out), under the
+     * virtual name or id; appended to {@code out} in catalog order.
+     *
+     * @param byRoute each asked route's answer entries (null where the route failed: its pieces are left out)
+     */
+    @SuppressWarnings("unchecked")
+    static <R extends Message> void wovenOnly(Map<Integer, List<R>> byRoute, TopicKey<R> key, boolean byId,
+            TopicRouting catalog, PartitionLists<?, R> lists, List<R> out) {
+        for (VisibleTopic v : catalog.visibleTopics()) {
+            if (!v.woven()) {
+                continue;
+            }
+            R merged = null;
+            for (Map.Entry<Integer, List<R>> e : byRoute.entrySet()) {
+                if (e.getValue() == null) {
+                    continue;
+                }
+                for (R r : e.getValue()) {
+                    int route = e.getKey();
+                    // by id (OffsetFetch v10+): the answer names its topics by real id only
+                    String name = byId ? segmentName(v, route, key.id().apply(r)) : key.name().apply(r);
+                    if (name == null || catalog.wovenOf(route, name) != v) {
+                        continue;
+                    }
+                    R copy = (R) r.duplicate();
+                    lists.renumberResult().accept(copy, rp -> v.segments().toVirtual(route, name, rp));
+                    if (merged == null) {
+                        merged = copy;
+                    } else {
+                        lists.appendResult().accept(merged, copy);
+                    }
+                }
+            }
+            if (merged != null) {
+                if (byId) {
+                    key.setId().accept(merged, v.virtualId());
+                } else {
+                    key.setName().accept(merged, v.virtualName());
+                }
+                out.add(merged);
+            }
+        }
+    }
+
+    /** The real name of {@code v}'s segment topic with real id {@code realId} behind {@code route}, or null. */
+    private static String segmentName(VisibleTopic v, int route, org.apache.kafka.common.Uuid realId) {
+        if (realId == null || org.apache.kafka.common.Uuid.ZERO_UUID.equals(realId)) {
+            return null;
+        }
+        for (dev.weft.routing.TopicSegment s : v.segments().list()) {
+            if (s.route() == route && realId.equals(s.realId())) {
+                return s.realName();
+            }
+        }
+        return null;
     }
 
     private <R> Map<Object, R> index(TopicKey<R> responseKey, List<R> entries) {

@@ -12,20 +12,29 @@ final class TransactionConfinement {
     private TransactionConfinement() {
     }
 
-    /** The first of the request's topics behind another route than {@code home}, or null. */
-    static VisibleTopic firstElsewhere(TopicsByRoute<?> topics, int home) {
+    /** A topic of the request with partitions behind {@code route}, another route than the transaction's home. */
+    record Elsewhere(VisibleTopic topic, int route) {
+    }
+
+    /**
+     * The first of the request's topics with partitions behind another route than {@code home} (for a
+     * partition-woven topic: a named partition whose segment is elsewhere), or null.
+     */
+    static Elsewhere firstElsewhere(TopicsByRoute<?> topics, int home) {
         for (int i = 0; i < topics.size(); i++) {
-            VisibleTopic v = topics.resolved(i);
-            if (v != null && v.route() != home) {
-                return v;
+            for (int route : topics.routesOf(i)) {
+                if (route != home) {
+                    return new Elsewhere(topics.resolved(i), route);
+                }
             }
         }
         return null;
     }
 
-    static String topicElsewhere(PlanContext ctx, String transactionalId, int home, VisibleTopic topic) {
+    static String topicElsewhere(PlanContext ctx, String transactionalId, int home, Elsewhere e) {
         return "transaction '" + transactionalId + "' is confined to cluster '" + ctx.routeName(home)
-                + "' (its home); topic '" + topic.virtualName() + "' lives on cluster '" + ctx.routeName(topic.route())
+                + "' (its home); topic '" + e.topic().virtualName() + "' " + (e.topic().woven()
+                        ? "has partitions on cluster '" : "lives on cluster '") + ctx.routeName(e.route())
                 + "'; the transaction is refused and must be aborted";
     }
 

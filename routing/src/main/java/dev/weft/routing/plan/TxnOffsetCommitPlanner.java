@@ -27,6 +27,13 @@ final class TxnOffsetCommitPlanner implements ColdPlanner {
             TxnOffsetCommitResponseTopic::name, TxnOffsetCommitResponseTopic::setName,
             TxnOffsetCommitResponseTopic::topicId, TxnOffsetCommitResponseTopic::setTopicId);
 
+    static final PartitionLists<TxnOffsetCommitRequestTopic, TxnOffsetCommitResponseTopic> PARTITIONS = PartitionLists.of(
+            TxnOffsetCommitRequestTopic::partitions, TxnOffsetCommitRequestTopic::setPartitions,
+            org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::partitionIndex,
+            org.apache.kafka.common.message.TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition::setPartitionIndex,
+            TxnOffsetCommitResponseTopic::partitions, TxnOffsetCommitResponseTopic::setPartitions,
+            TxnOffsetCommitResponsePartition::partitionIndex, TxnOffsetCommitResponsePartition::setPartitionIndex);
+
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {
         TxnOffsetCommitRequestData req = (TxnOffsetCommitRequestData) request;
@@ -37,8 +44,8 @@ final class TxnOffsetCommitPlanner implements ColdPlanner {
                     ctx, req.transactionalId(), home, req.groupId(), groupHome));
         }
         TopicsByRoute<TxnOffsetCommitRequestTopic> split = new TopicsByRoute<>(req.topics(), REQUEST_TOPIC,
-                version >= FIRST_BY_ID, ctx.topics());
-        VisibleTopic elsewhere = TransactionConfinement.firstElsewhere(split, home);
+                version >= FIRST_BY_ID, ctx.topics(), PARTITIONS);
+        TransactionConfinement.Elsewhere elsewhere = TransactionConfinement.firstElsewhere(split, home);
         if (elsewhere != null) {
             return Refusals.refuse(req, version, ctx, Errors.TRANSACTION_ABORTABLE,
                     TransactionConfinement.topicElsewhere(ctx, req.transactionalId(), home, elsewhere));

@@ -45,6 +45,8 @@ public final class TopicCatalog implements TopicRouting {
     private final VisibleTopicIndex index;
     private final List<TopicCollision> collisions;
     private final Set<String> contested;
+    /** Per route, the partition counts the listing gave (only routers that count partitions get them). */
+    private final List<java.util.Map<String, Integer>> partitionCounts = new ArrayList<>();
 
     private record Candidate(int route, RealTopic topic) {
     }
@@ -64,6 +66,11 @@ public final class TopicCatalog implements TopicRouting {
         if (topicsByRoute.size() != routes.size()) {
             throw new IllegalArgumentException("topics for " + topicsByRoute.size() + " routes, but the router has "
                     + routes.size());
+        }
+        for (List<RealTopic> route : topicsByRoute) {
+            java.util.Map<String, Integer> counts = new java.util.HashMap<>();
+            route.forEach(t -> counts.putIfAbsent(t.name(), t.partitionCount()));
+            partitionCounts.add(counts);
         }
         TreeMap<String, List<Candidate>> claims = new TreeMap<>();
         for (int k = 0; k < routes.size(); k++) {
@@ -181,6 +188,12 @@ public final class TopicCatalog implements TopicRouting {
     @Override
     public VisibleTopic resolve(String virtualName) {
         return index.resolve(virtualName);
+    }
+
+    @Override
+    public int partitionCountOf(VisibleTopic topic) {
+        return topic.woven() ? topic.segments().partitionCount()
+                : partitionCounts.get(topic.route()).getOrDefault(topic.realName(), -1);
     }
 
     @Override
