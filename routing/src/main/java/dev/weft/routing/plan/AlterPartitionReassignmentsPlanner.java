@@ -10,7 +10,9 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * AlterPartitionReassignments, on the route owning each topic (any broker). Target replicas are virtual
- * broker ids; they must all be brokers of that route (a topic cannot move between clusters).
+ * broker ids; they must all be brokers of that route (a topic cannot move between clusters). A
+ * partition-woven topic is split by segment: each segment's partitions are reassigned on its route,
+ * among that route's brokers.
  */
 final class AlterPartitionReassignmentsPlanner extends TopicListPlanner<AlterPartitionReassignmentsRequestData,
         ReassignableTopic, AlterPartitionReassignmentsResponseData, ReassignableTopicResponse> {
@@ -73,5 +75,18 @@ final class AlterPartitionReassignmentsPlanner extends TopicListPlanner<AlterPar
         answers.stream().filter(a -> a.errorCode() != Errors.NONE.code()).findFirst()
                 .ifPresent(a -> out.setErrorCode(a.errorCode()).setErrorMessage(a.errorMessage()));
         return out;
+    }
+
+    static final PartitionLists<ReassignableTopic, ReassignableTopicResponse> PARTITIONS = PartitionLists.of(
+            ReassignableTopic::partitions, ReassignableTopic::setPartitions,
+            AlterPartitionReassignmentsRequestData.ReassignablePartition::partitionIndex,
+            AlterPartitionReassignmentsRequestData.ReassignablePartition::setPartitionIndex,
+            ReassignableTopicResponse::partitions, ReassignableTopicResponse::setPartitions,
+            AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse::partitionIndex,
+            AlterPartitionReassignmentsResponseData.ReassignablePartitionResponse::setPartitionIndex);
+
+    @Override
+    PartitionLists<ReassignableTopic, ReassignableTopicResponse> partitionLists() {
+        return PARTITIONS;
     }
 }

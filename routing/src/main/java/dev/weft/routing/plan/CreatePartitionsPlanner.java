@@ -1,5 +1,6 @@
 package dev.weft.routing.plan;
 
+import dev.weft.routing.VisibleTopic;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
@@ -7,7 +8,11 @@ import org.apache.kafka.common.message.CreatePartitionsRequestData.CreatePartiti
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData.CreatePartitionsTopicResult;
 
-/** CreatePartitions, on the route owning each topic (any broker); manual assignments name that route's brokers. */
+/**
+ * CreatePartitions, on the route owning each topic (any broker); manual assignments name that route's
+ * brokers. A partition-woven topic is refused POLICY_VIOLATION naming the router config that defines
+ * its partitions ({@link DeleteTopicsPlanner#wovenRefusal}).
+ */
 final class CreatePartitionsPlanner extends TopicListPlanner<CreatePartitionsRequestData, CreatePartitionsTopic,
         CreatePartitionsResponseData, CreatePartitionsTopicResult> {
 
@@ -25,6 +30,11 @@ final class CreatePartitionsPlanner extends TopicListPlanner<CreatePartitionsReq
         CreatePartitionsRequestData.CreatePartitionsTopicCollection topics = new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
         topics.addAll(entries);
         request.setTopics(topics);
+    }
+
+    @Override
+    Located locateWoven(CreatePartitionsTopic entry, VisibleTopic topic, PlanContext ctx) {
+        return DeleteTopicsPlanner.wovenRefusal(topic, ctx);
     }
 
     @Override

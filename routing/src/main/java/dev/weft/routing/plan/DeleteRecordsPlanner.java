@@ -8,7 +8,11 @@ import org.apache.kafka.common.message.DeleteRecordsRequestData.DeleteRecordsTop
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData.DeleteRecordsTopicResult;
 
-/** DeleteRecords, addressed to the partition leaders (see {@link TopicListPlanner.Addressing#LEADER}). */
+/**
+ * DeleteRecords, addressed to the partition leaders (see {@link TopicListPlanner.Addressing#LEADER}). A
+ * partition-woven topic is split by segment ({@link #PARTITIONS}): each route deletes in its real
+ * partitions, answered under the client's virtual ones.
+ */
 final class DeleteRecordsPlanner extends TopicListPlanner<DeleteRecordsRequestData, DeleteRecordsTopic,
         DeleteRecordsResponseData, DeleteRecordsTopicResult> {
 
@@ -68,5 +72,32 @@ final class DeleteRecordsPlanner extends TopicListPlanner<DeleteRecordsRequestDa
     @Override
     void keepPartitions(DeleteRecordsTopic entry, java.util.Set<Integer> keep) {
         entry.setPartitions(new ArrayList<>(entry.partitions().stream().filter(p -> keep.contains(p.partitionIndex())).toList()));
+    }
+
+    /**
+     * The response's partitions are an ImplicitLinkedHashCollection keyed by index: renumbered into a new
+     * collection, each element duplicated (an element belongs to one collection, and its key changes).
+     */
+    static final PartitionLists<DeleteRecordsTopic, DeleteRecordsTopicResult> PARTITIONS = new PartitionLists<>(
+            t -> t.partitions().stream().map(DeleteRecordsRequestData.DeleteRecordsPartition::partitionIndex).toList(),
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
+                    DeleteRecordsRequestData.DeleteRecordsPartition::partitionIndex,
+                    DeleteRecordsRequestData.DeleteRecordsPartition::setPartitionIndex, f)),
+            (t, f) -> {
+                DeleteRecordsResponseData.DeleteRecordsPartitionResultCollection out =
+                        new DeleteRecordsResponseData.DeleteRecordsPartitionResultCollection();
+                for (DeleteRecordsResponseData.DeleteRecordsPartitionResult p : t.partitions()) {
+                    int q = f.applyAsInt(p.partitionIndex());
+                    if (q >= 0) {
+                        out.add(p.duplicate().setPartitionIndex(q));
+                    }
+                }
+                t.setPartitions(out);
+            },
+            (into, from) -> from.partitions().forEach(p -> into.partitions().add(p.duplicate())));
+
+    @Override
+    PartitionLists<DeleteRecordsTopic, DeleteRecordsTopicResult> partitionLists() {
+        return PARTITIONS;
     }
 }

@@ -1,5 +1,7 @@
 package dev.weft.routing.plan;
 
+import dev.weft.routing.Placement;
+import dev.weft.routing.VisibleTopic;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -8,11 +10,13 @@ import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData.DeleteTopicState;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData.DeletableTopicResult;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * DeleteTopics, on the route owning each topic (any broker). Versions 0–5 list names in
  * {@code topicNames}; 6+ list {@code topics} by name or id. The old form is read and written as the new
- * one so both share the split.
+ * one so both share the split. A partition-woven topic is refused POLICY_VIOLATION, naming the router
+ * config that defines it ({@link #wovenRefusal}): it is made of parts of real topics and deleted there.
  */
 final class DeleteTopicsPlanner
         extends TopicListPlanner<DeleteTopicsRequestData, DeleteTopicState, DeleteTopicsResponseData, DeletableTopicResult> {
@@ -38,6 +42,30 @@ final class DeleteTopicsPlanner
         } else {
             request.setTopicNames(entries.stream().map(DeleteTopicState::name).toList());
         }
+    }
+
+    @Override
+    Located locateWoven(DeleteTopicState entry, VisibleTopic topic, PlanContext ctx) {
+        return wovenRefusal(topic, ctx);
+    }
+
+    /**
+     * The refusal of a topic-lifecycle request (DeleteTopics, CreatePartitions) naming partition-woven
+     * {@code topic}: POLICY_VIOLATION with the catalog's placement message, which names the router
+     * config ({@code routers.<name>.topics.<topic>}) that defines the topic.
+     */
+    static Located wovenRefusal(VisibleTopic topic, PlanContext ctx) {
+        String message = ctx.topics().place(topic.virtualName()) instanceof Placement.Refused r && r.message() != null
+                ? r.message()
+                : "topic '" + topic.virtualName() + "' is partition-woven over several clusters; it is changed in"
+                        + " its router's config, not by this request";
+        return new Located.Refused(Errors.POLICY_VIOLATION, message, true);
+    }
+
+    /** getErrorResponse leaves the message out; versions 5+ carry it (older ones drop the ignorable field). */
+    @Override
+    void setErrorMessage(DeletableTopicResult result, String message) {
+        result.setErrorMessage(message);
     }
 
     @Override

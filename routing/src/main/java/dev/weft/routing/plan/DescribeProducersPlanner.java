@@ -11,7 +11,8 @@ import org.apache.kafka.common.message.DescribeProducersResponseData.TopicRespon
 /**
  * DescribeProducers, addressed to the partition leaders (see {@link TopicListPlanner.Addressing#LEADER}).
  * Producer ids in the answer are the route's own (broker-allocated) ids, not the proxy's virtual ones:
- * translating them needs the proxy's producer-id table, which planners do not see.
+ * translating them needs the proxy's producer-id table, which planners do not see. A partition-woven
+ * topic is split by segment ({@link #PARTITIONS}), renumbered there and back.
  */
 final class DescribeProducersPlanner extends TopicListPlanner<DescribeProducersRequestData, TopicRequest,
         DescribeProducersResponseData, TopicResponse> {
@@ -72,5 +73,18 @@ final class DescribeProducersPlanner extends TopicListPlanner<DescribeProducersR
     @Override
     void keepPartitions(TopicRequest entry, java.util.Set<Integer> keep) {
         entry.setPartitionIndexes(new ArrayList<>(entry.partitionIndexes().stream().filter(keep::contains).toList()));
+    }
+
+    static final PartitionLists<TopicRequest, TopicResponse> PARTITIONS = new PartitionLists<>(
+            TopicRequest::partitionIndexes,
+            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
+                    DescribeProducersResponseData.PartitionResponse::partitionIndex,
+                    DescribeProducersResponseData.PartitionResponse::setPartitionIndex, f)),
+            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+
+    @Override
+    PartitionLists<TopicRequest, TopicResponse> partitionLists() {
+        return PARTITIONS;
     }
 }

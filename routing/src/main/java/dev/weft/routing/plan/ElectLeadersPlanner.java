@@ -12,6 +12,13 @@ import org.apache.kafka.common.protocol.Errors;
  * ElectLeaders, on the route owning each topic (any broker). Null {@code topicPartitions} (every
  * partition) goes to every route and the answer keeps the visible topics, renamed. Version 0 has no
  * top-level error code.
+ *
+ * <p>A partition-woven topic named with its partitions is split by segment ({@link #partitionLists}):
+ * each route elects its real partitions, answered under the client's virtual ones. An all-partitions
+ * request (null {@code topicPartitions}) leaves woven topics out of the answer: the routes answer their
+ * real topics, which {@code virtualNameOf} never names as a woven topic (their partitions would need
+ * renumbering, and partitions outside the segments are not the client's), so they are not renamed either;
+ * the routes still elect them, since the request asks every partition.
  */
 final class ElectLeadersPlanner extends TopicListPlanner<ElectLeadersRequestData, TopicPartitions,
         ElectLeadersResponseData, ReplicaElectionResult> {
@@ -72,5 +79,18 @@ final class ElectLeadersPlanner extends TopicListPlanner<ElectLeadersRequestData
                     .ifPresent(a -> out.setErrorCode(a.errorCode()));
         }
         return out;
+    }
+
+    static final PartitionLists<TopicPartitions, ReplicaElectionResult> PARTITIONS = new PartitionLists<>(
+            TopicPartitions::partitions,
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), f)),
+            (t, f) -> t.setPartitionResult(PartitionLists.renumbered(t.partitionResult(),
+                    ElectLeadersResponseData.PartitionResult::partitionId,
+                    ElectLeadersResponseData.PartitionResult::setPartitionId, f)),
+            (into, from) -> into.setPartitionResult(PartitionLists.concat(into.partitionResult(), from.partitionResult())));
+
+    @Override
+    PartitionLists<TopicPartitions, ReplicaElectionResult> partitionLists() {
+        return PARTITIONS;
     }
 }

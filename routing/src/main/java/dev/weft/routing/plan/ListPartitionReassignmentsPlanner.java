@@ -12,6 +12,9 @@ import org.apache.kafka.common.protocol.Errors;
 /**
  * ListPartitionReassignments, on the route owning each topic (any broker); null topics (all ongoing
  * reassignments) go to every route, visible topics kept and renamed. Replica ids come back virtual.
+ * A partition-woven topic named with its partitions is split by segment and answered under its virtual
+ * partitions; the all-reassignments form leaves woven topics out (their real topics are not renamed:
+ * {@code virtualNameOf} never names a woven topic).
  */
 final class ListPartitionReassignmentsPlanner extends TopicListPlanner<ListPartitionReassignmentsRequestData,
         ListPartitionReassignmentsTopics, ListPartitionReassignmentsResponseData, OngoingTopicReassignment> {
@@ -84,5 +87,17 @@ final class ListPartitionReassignmentsPlanner extends TopicListPlanner<ListParti
         answers.stream().filter(a -> a.errorCode() != Errors.NONE.code()).findFirst()
                 .ifPresent(a -> out.setErrorCode(a.errorCode()).setErrorMessage(a.errorMessage()));
         return out;
+    }
+
+    static final PartitionLists<ListPartitionReassignmentsTopics, OngoingTopicReassignment> PARTITIONS = new PartitionLists<>(
+            ListPartitionReassignmentsTopics::partitionIndexes,
+            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
+            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), OngoingPartitionReassignment::partitionIndex,
+                    OngoingPartitionReassignment::setPartitionIndex, f)),
+            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+
+    @Override
+    PartitionLists<ListPartitionReassignmentsTopics, OngoingTopicReassignment> partitionLists() {
+        return PARTITIONS;
     }
 }
