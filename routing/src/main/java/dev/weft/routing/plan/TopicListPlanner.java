@@ -193,7 +193,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
      * the client's (virtual) partitions of that piece; partitions the topic does not have go into an entry
      * of their own, mapped to null (answered UNKNOWN_TOPIC_OR_PARTITION). Other entries stay as they are.
      */
-    private List<E> bySegment(List<E> entries, PlanContext ctx, Map<E, WovenPieces.Piece> pieceOf) {
+    private List<E> bySegment(List<E> entries, PlanContext ctx, Map<E, WovenPieces.Piece> pieceOf, Map<E, E> originOf) {
         PartitionLists<E, T> lists = partitionLists();
         if (lists == null) {
             return entries;
@@ -211,12 +211,14 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 E part = copy(entry);
                 lists.renumberRequest().accept(part, piece.keep());
                 pieceOf.put(part, piece);
+                originOf.put(part, entry);
                 out.add(part);
             }
             if (!pieces.unknown().isEmpty()) {
                 E part = copy(entry);
                 lists.renumberRequest().accept(part, pieces.keepUnknown());
                 pieceOf.put(part, null);
+                originOf.put(part, entry);
                 out.add(part);
             }
         }
@@ -242,11 +244,12 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
             return allTopics(q, version, ctx);
         }
         Map<E, WovenPieces.Piece> pieceOf = new java.util.IdentityHashMap<>();
-        entries = bySegment(entries, ctx, pieceOf);
+        Map<E, E> originOf = new java.util.IdentityHashMap<>();
+        entries = bySegment(entries, ctx, pieceOf, originOf);
         Map<E, Integer> leaderOfEntry = null;
         if (addressing == Addressing.LEADER && ctx.collapsedNodes() != null) {
             leaderOfEntry = new java.util.IdentityHashMap<>();
-            entries = byLeader(entries, ctx, leaderOfEntry, pieceOf);
+            entries = byLeader(entries, ctx, leaderOfEntry, pieceOf, originOf);
         }
         Q template = copy(q);
         setEntries(template, List.of(), version);
@@ -284,7 +287,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
             if (target != null) {
                 byTarget.computeIfAbsent(target, t -> new ArrayList<>()).add(real);
             }
-            slots.add(new Slot<>(entry, where, real, target, piece));
+            slots.add(new Slot<>(entry, where, real, target, piece, originOf.get(entry)));
         }
         List<RouteDestination> targets = List.copyOf(byTarget.keySet());
         List<Part> parts = new ArrayList<>(targets.size());
@@ -308,7 +311,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
      * The client then sees a topic once per leader in the answer, as a broker answers a topic listed twice.
      */
     private List<E> byLeader(List<E> entries, PlanContext ctx, Map<E, Integer> leaderOfEntry,
-            Map<E, WovenPieces.Piece> pieceOf) {
+            Map<E, WovenPieces.Piece> pieceOf, Map<E, E> originOf) {
         List<E> out = new ArrayList<>(entries.size());
         for (E entry : entries) {
             List<Integer> partitions = partitionsOf(entry);
@@ -338,6 +341,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 leaderOfEntry.put(part, group.getKey());
                 if (pieceOf.containsKey(entry)) {
                     pieceOf.put(part, piece);
+                    originOf.put(part, originOf.get(entry));
                 }
                 out.add(part);
             }
@@ -346,7 +350,9 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
     }
 
     /** One client entry: where it went ({@code target}, null when answered here) and its rewritten copy. */
-    private record Slot<E>(E clientEntry, Located where, E realEntry, RouteDestination target, WovenPieces.Piece piece) {
+    /** @param origin the client's entry a woven topic's piece was cut from (its results are put back into one), else null */
+    private record Slot<E>(E clientEntry, Located where, E realEntry, RouteDestination target, WovenPieces.Piece piece,
+            E origin) {
     }
 
     /** The owner of one piece of a woven topic's entry. */
@@ -381,12 +387,19 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
             resultsByTarget.add(index);
         }
         List<T> out = new ArrayList<>(slots.size());
+        Map<E, T> resultOfOrigin = new java.util.IdentityHashMap<>();
         for (Slot<E> slot : slots) {
             EntryAnswer<T> a = switch (slot.where()) {
                 case Located.Refused r -> errorEntry(template, slot.clientEntry(), r.error(), r.message(), version);
                 case Located.Owner o -> answerFor(slot, o, targets, answers, resultsByTarget, template, version, ctx);
             };
-            if (a.result() != null) {
+            T earlier = slot.origin() == null || a.result() == null ? null : resultOfOrigin.get(slot.origin());
+            if (earlier != null) {
+                partitionLists().appendResult().accept(earlier, a.result()); // one entry per client entry, as a broker answers
+            } else if (a.result() != null) {
+                if (slot.origin() != null) {
+                    resultOfOrigin.put(slot.origin(), a.result());
+                }
                 out.add(a.result());
             } else if (a.error() != null && a.error() != Errors.UNKNOWN_TOPIC_OR_PARTITION) {
                 return Refusals.errorResponse(request, version, a.error(), a.message());

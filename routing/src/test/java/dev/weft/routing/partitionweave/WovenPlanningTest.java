@@ -76,6 +76,7 @@ class WovenPlanningTest {
             java.util.function.Function<T, List<P>> partitions, java.util.function.ToIntFunction<P> index,
             java.util.function.Function<P, Short> error, java.util.function.ToLongFunction<P> value) {
         Map<Integer, String> out = new TreeMap<>();
+        assertEquals(1, topics.size(), "the client's one topic entry comes back as one entry, its pieces put together");
         for (T t : topics) {
             assertEquals("orders", name.apply(t), "only the client's topic name comes back");
             for (P p : partitions.apply(t)) {
