@@ -11,6 +11,7 @@ import dev.weft.protocol.produce.ProduceResponseSkim;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
 import dev.weft.protocol.skim.PartitionSkim;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
+import dev.weft.routing.api.RoutePlan;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -46,6 +47,16 @@ import org.openjdk.jmh.annotations.TearDown;
  * topic names renamed ({@code bench-topic-N} → {@code upstream.bench-topic-N}). Frames, batches and
  * layout are the codec benchmarks' ({@link CodecFrames}, {@link ProduceFrames}, {@link FetchFrames}).
  * {@code gc.alloc.rate.norm} counts heap bytes only (the rebuilt metadata lives in pooled direct memory).
+ *
+ * <p>Partition weaving (issue #12): the {@code *Renumbered} variants do the same four operations on the
+ * same client frames, but instead of renaming every topic ({@code topicKeys} with per-topic keys) every
+ * partition is renumbered under a per-partition key through a real {@link RoutePlan}
+ * ({@link RoutePlan#renumber}, the plan passed as both {@code topicKeys} and {@code partitions} of the
+ * builders and mergers, as {@code HotProduce}/{@code HotFetch} do): each client topic is cut into
+ * segments of 5 partitions alternating between two physical topics, virtual partition p of a segment
+ * being physical partition p - (segment's first) ({@link PartitionWeave}); the broker's answers are
+ * under those physical keys and indexes. The plan is filled once per trial (planning is the router's,
+ * not measured).
  */
 @State(Scope.Thread)
 @Fork(value = 1, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "--sun-misc-unsafe-memory-access=allow",
@@ -82,6 +93,18 @@ public class WovenPathBenchmark {
     private final FetchRequestBuilder fetchBuilder = new FetchRequestBuilder().session(0, -1).keepForgottenTopics(false);
     private final FetchResponseMerger fetchMerger = new FetchResponseMerger();
 
+    // partition weaving: the same client frames, the plan renumbering every partition under a per-partition key
+    private PartitionWeave produceWeave;
+    private RoutePlan producePlan;
+    private ByteBuf produceResponseWoven;
+    private final ProduceResponseSkim[] produceUpstreamWoven = {new ProduceResponseSkim()};
+    private final ProduceRequestBuilder produceBuilderWoven = new ProduceRequestBuilder();
+    private PartitionWeave fetchWeave;
+    private RoutePlan fetchPlan;
+    private ByteBuf fetchResponseWoven;
+    private final FetchResponseSkim[] fetchUpstreamWoven = {new FetchResponseSkim()};
+    private final FetchRequestBuilder fetchBuilderWoven = new FetchRequestBuilder().session(0, -1).keepForgottenTopics(false);
+
     @Setup(Level.Trial)
     public void setUp() {
         CodecFrames.Shape s = CodecFrames.Shape.parse(shape);
@@ -112,7 +135,20 @@ public class WovenPathBenchmark {
         fetchKeys = UpstreamTopicKeys.of(FetchFrames.upstreamKeys(fetch, fetchVersion));
         fetchBuilder.topicKeys(fetchKeys);
 
+        produceWeave = PartitionWeave.of(produce, ids);
+        producePlan = produceWeave.plan(produceSkim.wrap(produceRequest));
+        produceResponseWoven = ProduceFrames.responseFrame(POOLED, produceVersion, 7,
+                ProduceFrames.response(produceVersion, PartitionWeave.upstream(produce, ids), i -> true));
+        produceBuilderWoven.topicKeys(producePlan).partitions(producePlan);
+
+        fetchWeave = PartitionWeave.of(fetch, ids);
+        fetchPlan = fetchWeave.plan(fetchSkim.wrap(fetchRequest));
+        fetchResponseWoven = FetchFrames.responseFrame(POOLED, fetchVersion, 7,
+                FetchFrames.response(PartitionWeave.upstream(fetch, ids), i -> true, records));
+        fetchBuilderWoven.topicKeys(fetchPlan).partitions(fetchPlan);
+
         check(records);
+        checkRenumbered(records);
     }
 
     /** Sanity: the rebuilt requests carry the upstream keys, the merged answers the client's, nothing is lost. */
@@ -168,6 +204,58 @@ public class WovenPathBenchmark {
         }
     }
 
+    /** Sanity for the renumbered variants: the weave's keys and indexes upstream, the client's back, nothing lost. */
+    private void checkRenumbered(MemoryRecords records) {
+        if (!producePlan.renumbers() || !producePlan.keysPerPartition() || producePlan.passThrough(partitions)) {
+            throw new IllegalStateException("the Produce plan does not renumber");
+        }
+        ByteBuf out = produceRequestRenumbered0();
+        try {
+            ProduceRequestSkim up = new ProduceRequestSkim().wrap(out.skipBytes(4));
+            produceWeave.checkRebuilt(up, "rebuilt Produce");
+            for (int j = 0; j < up.partitionCount(); j++) {
+                if (up.recordsLength(j) != records.sizeInBytes()) {
+                    throw new IllegalStateException("rebuilt Produce lost records");
+                }
+            }
+        } finally {
+            out.release();
+        }
+        out = produceResponseRenumbered0();
+        try {
+            ProduceResponseSkim merged = new ProduceResponseSkim().wrap(out.skipBytes(4), produceSkim.version());
+            sameKeys(merged, produceSkim);
+            for (int i = 0; i < partitions; i++) {
+                if (merged.errorCode(i) != 0 || merged.partitionIndex(i) != produceSkim.partitionIndex(i)) {
+                    throw new IllegalStateException("merged Produce response: partition " + i + " not matched back");
+                }
+            }
+        } finally {
+            out.release();
+        }
+        out = fetchRequestRenumbered0();
+        try {
+            fetchWeave.checkRebuilt(new FetchRequestSkim().wrap(out.skipBytes(4)), "rebuilt Fetch");
+        } finally {
+            out.release();
+        }
+        out = fetchResponseRenumbered0();
+        try {
+            FetchResponseSkim merged = new FetchResponseSkim().wrap(out.skipBytes(4), fetchSkim.version());
+            sameKeys(merged, fetchSkim);
+            for (int i = 0; i < partitions; i++) {
+                if (merged.errorCode(i) != 0 || merged.partitionIndex(i) != fetchSkim.partitionIndex(i)) {
+                    throw new IllegalStateException("merged Fetch response: partition " + i + " not matched back");
+                }
+            }
+            if (merged.recordsBytes() != (long) partitions * records.sizeInBytes()) {
+                throw new IllegalStateException("merged Fetch response lost records");
+            }
+        } finally {
+            out.release();
+        }
+    }
+
     private static void sameTopics(ProduceRequestSkim up, ProduceRequestData expected, boolean renamed) {
         if (up.partitionCount() != expected.topicData().stream().mapToInt(t -> t.partitionData().size()).sum()) {
             throw new IllegalStateException("rebuilt Produce lost partitions");
@@ -201,6 +289,8 @@ public class WovenPathBenchmark {
         produceResponse.release();
         fetchRequest.release();
         fetchResponse.release();
+        produceResponseWoven.release();
+        fetchResponseWoven.release();
     }
 
     /**
@@ -248,6 +338,42 @@ public class WovenPathBenchmark {
         return size;
     }
 
+    /** {@link #produceRequest}, every partition renumbered under its physical topic's key (partition weaving). */
+    @Benchmark
+    public int produceRequestRenumbered() {
+        ByteBuf out = produceRequestRenumbered0();
+        int size = out.readableBytes();
+        out.release();
+        return size;
+    }
+
+    /** {@link #produceResponse}, the broker's answer under the physical keys and indexes, merged back by the plan. */
+    @Benchmark
+    public int produceResponseRenumbered() {
+        ByteBuf out = produceResponseRenumbered0();
+        int size = out.readableBytes();
+        out.release();
+        return size;
+    }
+
+    /** {@link #fetchRequest}, every partition renumbered under its physical topic's key. */
+    @Benchmark
+    public int fetchRequestRenumbered() {
+        ByteBuf out = fetchRequestRenumbered0();
+        int size = out.readableBytes();
+        out.release();
+        return size;
+    }
+
+    /** {@link #fetchResponse}, the broker's answer under the physical keys and indexes, merged back by the plan. */
+    @Benchmark
+    public int fetchResponseRenumbered() {
+        ByteBuf out = fetchResponseRenumbered0();
+        int size = out.readableBytes();
+        out.release();
+        return size;
+    }
+
     private ByteBuf produceRequest0() {
         produceSkim.wrap(produceRequest);
         return produceBuilder.build(produceSkim, routeOf, OWN, 7, POOLED);
@@ -269,6 +395,31 @@ public class WovenPathBenchmark {
         fetchSkim.wrap(fetchRequest);
         fetchUpstream[0].wrap(fetchResponse, fetchSkim.version());
         return fetchMerger.merge(fetchSkim, routeOf, fetchUpstream, fetchKeys, FetchResponseMerger.NOT_LEADER_OR_FOLLOWER, 0,
+                NodeEndpointRewriter.IDENTITY, POOLED);
+    }
+
+    private ByteBuf produceRequestRenumbered0() {
+        produceSkim.wrap(produceRequest);
+        return produceBuilderWoven.build(produceSkim, producePlan.targetOf(), OWN, 7, POOLED);
+    }
+
+    private ByteBuf produceResponseRenumbered0() {
+        produceSkim.wrap(produceRequest);
+        produceUpstreamWoven[0].wrap(produceResponseWoven, produceSkim.version());
+        return produceMerger.merge(produceSkim, producePlan.targetOf(), produceUpstreamWoven, producePlan, producePlan,
+                ProduceResponseMerger.NOT_LEADER_OR_FOLLOWER, NodeEndpointRewriter.IDENTITY, POOLED);
+    }
+
+    private ByteBuf fetchRequestRenumbered0() {
+        fetchSkim.wrap(fetchRequest);
+        return fetchBuilderWoven.build(fetchSkim, fetchPlan.targetOf(), OWN, 7, POOLED);
+    }
+
+    private ByteBuf fetchResponseRenumbered0() {
+        fetchSkim.wrap(fetchRequest);
+        fetchUpstreamWoven[0].wrap(fetchResponseWoven, fetchSkim.version());
+        return fetchMerger.merge(fetchSkim, fetchPlan.targetOf(), fetchUpstreamWoven, fetchPlan, fetchPlan,
+                FetchResponseMerger.NOT_LEADER_OR_FOLLOWER, FetchResponseMerger.NOT_LEADER_OR_FOLLOWER, 0,
                 NodeEndpointRewriter.IDENTITY, POOLED);
     }
 }
