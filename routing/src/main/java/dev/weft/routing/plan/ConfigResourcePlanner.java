@@ -91,10 +91,9 @@ abstract class ConfigResourcePlanner<Q extends ApiMessage, E extends Message, R 
     }
 
     /**
-     * A partition-woven topic's configs are its physical topics' (one per segment, possibly on several
-     * clusters): reading them answers the first segment's physical topic, which stands for the logical
-     * topic as the first route's broker defaults stand for the virtual cluster's; changing them is refused
-     * (it could not be done on every segment at once): each physical topic is configured on its cluster.
+     * A partition-woven topic whole (reads are split per physical topic, {@link DescribeConfigsPlanner}):
+     * changing its configs is refused, since it could not be done on every segment's topic at once; each
+     * physical topic is configured on its cluster.
      */
     private Located wovenTopic(VisibleTopic topic, PlanContext ctx) {
         if (alters) {

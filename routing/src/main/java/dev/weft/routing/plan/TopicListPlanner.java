@@ -87,6 +87,21 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 + "' is partition-woven over several clusters; this request has no single cluster to go to", true);
     }
 
+    /**
+     * The pieces an entry naming partition-woven {@code topic} is sent as, or null to {@link #locateWoven}
+     * it whole: by default, for an API with {@link #partitionLists()}, one piece per (route, real topic)
+     * of the partitions it names.
+     */
+    WovenPieces wovenPieces(E entry, VisibleTopic topic) {
+        PartitionLists<E, T> lists = partitionLists();
+        return lists == null ? null : WovenPieces.of(topic, lists.requested().apply(entry));
+    }
+
+    /** Puts the result of a later piece of a client entry into the earlier one's: by default, its partitions appended. */
+    void putTogether(T earlier, T later) {
+        partitionLists().appendResult().accept(earlier, later);
+    }
+
     /** The request's entries, or null for "all topics". */
     abstract List<E> entries(Q request, short version);
 
@@ -195,21 +210,20 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
      */
     private List<E> bySegment(List<E> entries, PlanContext ctx, Map<E, WovenPieces.Piece> pieceOf, Map<E, E> originOf) {
         PartitionLists<E, T> lists = partitionLists();
-        if (lists == null) {
-            return entries;
-        }
         List<E> out = new ArrayList<>(entries.size());
         for (E entry : entries) {
             String name = name(entry);
             VisibleTopic topic = name != null ? ctx.topics().resolve(name) : ctx.topics().byVirtualId(id(entry));
-            if (topic == null || !topic.woven()) {
+            WovenPieces pieces = topic == null || !topic.woven() ? null : wovenPieces(entry, topic);
+            if (pieces == null) {
                 out.add(entry);
                 continue;
             }
-            WovenPieces pieces = WovenPieces.of(topic, lists.requested().apply(entry));
             for (WovenPieces.Piece piece : pieces.pieces()) {
                 E part = copy(entry);
-                lists.renumberRequest().accept(part, piece.keep());
+                if (lists != null) {
+                    lists.renumberRequest().accept(part, piece.keep());
+                }
                 pieceOf.put(part, piece);
                 originOf.put(part, entry);
                 out.add(part);
@@ -273,7 +287,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
                 real = copy(entry);
                 try {
                     toReal(real, owner, ctx);
-                    if (piece != null) {
+                    if (piece != null && partitionLists() != null) {
                         partitionLists().renumberRequest().accept(real, piece.toReal());
                     }
                 } catch (EntryRefusal refusal) {
@@ -395,7 +409,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
             };
             T earlier = slot.origin() == null || a.result() == null ? null : resultOfOrigin.get(slot.origin());
             if (earlier != null) {
-                partitionLists().appendResult().accept(earlier, a.result()); // one entry per client entry, as a broker answers
+                putTogether(earlier, a.result()); // one entry per client entry, as a broker answers
             } else if (a.result() != null) {
                 if (slot.origin() != null) {
                     resultOfOrigin.put(slot.origin(), a.result());
@@ -434,7 +448,7 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
         }
         T copy = copy(result);
         toVirtual(copy, owner.route(), owner.virtualName(), owner.virtualId(), ctx);
-        if (slot.piece() != null) {
+        if (slot.piece() != null && partitionLists() != null) {
             partitionLists().renumberResult().accept(copy, slot.piece().toVirtual());
         }
         return new EntryAnswer<>(copy, null, null);

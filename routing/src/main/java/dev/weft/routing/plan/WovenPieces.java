@@ -82,6 +82,15 @@ final class WovenPieces {
         return new WovenPieces(List.copyOf(byRealTopic.values()), unknown);
     }
 
+    /** One piece per (route, real topic) of every segment: for APIs that name a topic, not partitions. */
+    static WovenPieces perRealTopic(VisibleTopic topic) {
+        List<Integer> all = new ArrayList<>(topic.segments().partitionCount());
+        for (int v = 0; v < topic.segments().partitionCount(); v++) {
+            all.add(v);
+        }
+        return of(topic, all);
+    }
+
     List<Piece> pieces() {
         return pieces;
     }

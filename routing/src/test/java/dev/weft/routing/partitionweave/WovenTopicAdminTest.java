@@ -1,5 +1,6 @@
 package dev.weft.routing.partitionweave;
 
+import static dev.weft.routing.partitionweave.WovenFixture.EAST;
 import static dev.weft.routing.partitionweave.WovenFixture.PATH;
 import static dev.weft.routing.partitionweave.WovenFixture.WEST;
 import static dev.weft.routing.partitionweave.WovenFixture.WEST_ORDERS;
@@ -100,7 +101,7 @@ class WovenTopicAdminTest {
     }
 
     @Test
-    void describeConfigsReadsTheFirstSegmentsTopicAndAnswersUnderTheWovenName() {
+    void describeConfigsAsksEverySegmentsTopicAndAnswersOneResourceShowingWhereTheyDiffer() {
         short v = 4;
         DescribeConfigsRequestData req = new DescribeConfigsRequestData().setResources(List.of(new DescribeConfigsRequestData
                 .DescribeConfigsResource().setResourceType((byte) 2).setResourceName("orders").setConfigurationKeys(null)));
@@ -108,18 +109,27 @@ class WovenTopicAdminTest {
             DescribeConfigsRequestData r = body(part);
             return Answer.of(new DescribeConfigsResponseData().setResults(r.resources().stream().map(res ->
                     new DescribeConfigsResponseData.DescribeConfigsResult().setResourceType(res.resourceType())
-                            .setResourceName(res.resourceName()).setConfigs(List.of(new DescribeConfigsResponseData
-                                    .DescribeConfigsResourceResult().setName("retention.ms").setValue(part.route() + ":" + res.resourceName()))))
+                            .setResourceName(res.resourceName()).setConfigs(new java.util.ArrayList<>(List.of(
+                                    new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName("retention.ms")
+                                            .setValue(part.route() + ":" + res.resourceName()),
+                                    new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName("cleanup.policy")
+                                            .setValue("delete")))))
                     .toList()));
         });
-        assertEquals(1, out.sent().size());
-        assertEquals(WEST, out.sent().getFirst().route());
-        assertEquals("orders-eu", ((DescribeConfigsRequestData) body(out.sent().getFirst())).resources().getFirst().resourceName());
+        assertEquals(java.util.Set.of(WEST + ":orders-eu", EAST + ":orders"), out.sent().stream().map(p -> p.route() + ":"
+                + ((DescribeConfigsRequestData) body(p)).resources().getFirst().resourceName()).collect(java.util.stream.Collectors.toSet()),
+                "each segment's physical topic asked of its cluster");
         DescribeConfigsResponseData resp = writable((DescribeConfigsResponseData) out.response(), v);
-        assertEquals(1, resp.results().size());
-        assertEquals("orders", resp.results().getFirst().resourceName());
-        assertError(Errors.NONE, resp.results().getFirst().errorCode());
-        assertEquals(WEST + ":orders-eu", resp.results().getFirst().configs().getFirst().value());
+        assertEquals(1, resp.results().size(), "one resource for the logical topic");
+        DescribeConfigsResponseData.DescribeConfigsResult orders = resp.results().getFirst();
+        assertEquals("orders", orders.resourceName());
+        assertError(Errors.NONE, orders.errorCode());
+        var byName = orders.configs().stream().collect(java.util.stream.Collectors.toMap(
+                DescribeConfigsResponseData.DescribeConfigsResourceResult::name, c -> c));
+        assertEquals("delete", byName.get("cleanup.policy").value(), "a value every physical topic shares is shown");
+        assertNull(byName.get("retention.ms").value(), "a value the physical topics disagree on is not shown as one of them");
+        String doc = byName.get("retention.ms").documentation();
+        assertTrue(doc.contains(WEST + ":orders-eu") && doc.contains(EAST + ":orders"), doc);
     }
 
     @Test
