@@ -21,6 +21,7 @@ import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.VirtualClusterStartException;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.proxy.weave.PartitionWeaveFixture.Physical;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.charset.StandardCharsets;
@@ -868,6 +869,38 @@ class PartitionWeaveTest {
             assertEquals(List.of("outage-before-" + p, "outage-after-" + p), directValues(p, "outage-"),
                     physical(p) + ", read directly");
             assertEquals(List.of("outage-before-" + p, "outage-after-" + p), consumed.get(p), "virtual partition " + p + " consumed");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // 12. A segment's physical topic vanishes after start (last: it deletes west's orders-eu)
+
+    @Test
+    @Order(40)
+    void aSegmentsTopicThatVanishesAfterStartIsCountedAndTheOtherSegmentKeepsFlowing() throws Exception {
+        assertEquals(0.0, ScrapedMetrics.of(proxy).sum("weft_woven_segment_problems_total", Map.of("virtual_cluster", "main")),
+                "no segment problem while both physical topics exist");
+        get(west.admin().deleteTopics(List.of("orders-eu")).all());
+        Poll.untilNoThrow(Duration.ofSeconds(30), "orders-eu gone from west",
+                () -> !WeaveClients.existsDirectly(west, "orders-eu"));
+        proxy.virtualCluster("main").refreshCatalog().get(30, TimeUnit.SECONDS);
+        assertEquals(1.0, ScrapedMetrics.of(proxy).sum("weft_woven_segment_problems_total", Map.of("virtual_cluster", "main")),
+                "the vanished segment counted once");
+        proxy.virtualCluster("main").refreshCatalog().get(30, TimeUnit.SECONDS);
+        assertEquals(1.0, ScrapedMetrics.of(proxy).sum("weft_woven_segment_problems_total", Map.of("virtual_cluster", "main")),
+                "and only once, however often the catalog is read again");
+        try (Admin admin = admin(bootstrap())) {
+            assertEquals(5, get(admin.describeTopics(List.of(TOPIC)).allTopicNames()).get(TOPIC).partitions().size(),
+                    "the logical topic keeps its five partitions");
+        }
+        try (KafkaProducer<String, String> producer = WeaveClients.producer(bootstrap(), Map.of())) {
+            for (int p = 0; p < 3; p++) {
+                RecordMetadata md = send(producer, p, "k", "after-vanish-" + p);
+                assertEquals(p, md.partition());
+            }
+        }
+        for (int p = 0; p < 3; p++) {
+            assertEquals(List.of("after-vanish-" + p), directValues(p, "after-vanish-"), "virtual partition " + p + " on east");
         }
     }
 }
