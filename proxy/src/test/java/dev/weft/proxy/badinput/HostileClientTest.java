@@ -70,6 +70,9 @@ class HostileClientTest {
         kafka.createTopic("small", 1, 1);
         kafka.createTopic("big", 1, 1, Map.of("max.message.bytes", String.valueOf(8 * MIB)));
         quick = VirtualClusterFixture.over(kafka).serverSettings(", partialFrameTimeoutMs: " + TIMEOUT_MS).build();
+        // made here, not through the fixture: the partition-woven kind shows only topics in its config
+        quick.declareWovenTopic("small", 1);
+        quick.declareWovenTopic("big", 1);
     }
 
     @AfterAll

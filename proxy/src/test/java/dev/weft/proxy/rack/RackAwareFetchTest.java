@@ -111,7 +111,7 @@ class RackAwareFetchTest {
     void aGroupConsumerReadsEveryRecordOnceFromTheInZoneBroker(VirtualClusterKind kind) throws Exception {
         String topic = spreadTopic(kind, "zoned-java");
         Dataset data = Dataset.binary(topic, RECORDS, 1101, MAX_VALUE_BYTES);
-        Map<Integer, List<Long>> written = ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data);
+        Map<Integer, List<Long>> written = virtual(kind, ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data));
         Served served = Served.start(kind);
         List<Arrived> arrived = readWithGroup(fixture.bootstrap(kind), topic, kind.name("zoned-java-group"), RECORDS, Map.of());
         Verify.Summary summary = Verify.exactlyOnce(data, arrived, () -> " (kafka-clients group through " + kind + ")");
@@ -125,7 +125,7 @@ class RackAwareFetchTest {
     void kcatReadsEveryRecordOnceFromTheInZoneBroker(VirtualClusterKind kind, @TempDir Path scratch) throws Exception {
         String topic = spreadTopic(kind, "zoned-kcat");
         Dataset data = Dataset.printable(topic, RECORDS, 1102, MAX_VALUE_BYTES);
-        Map<Integer, List<Long>> written = ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data);
+        Map<Integer, List<Long>> written = virtual(kind, ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data));
         Served served = Served.start(kind);
         ExternalProcess.Result consumed = ExternalProcess.run(List.of(Prerequisites.kcat().toString(),
                         "-C", "-b", fixture.bootstrap(kind), "-t", topic, "-o", "beginning", "-e", "-q",
@@ -145,7 +145,7 @@ class RackAwareFetchTest {
         Path python = Prerequisites.pythonWithConfluentKafka(scratch);
         String topic = spreadTopic(kind, "zoned-python");
         Dataset data = Dataset.binary(topic, RECORDS, 1103, MAX_VALUE_BYTES);
-        Map<Integer, List<Long>> written = ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data);
+        Map<Integer, List<Long>> written = virtual(kind, ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data));
         Served served = Served.start(kind);
         ExternalProcess.Result consumed = ExternalProcess.run(List.of(python.toString(),
                         Prerequisites.moduleDir().resolve("src/test/python/confluent_client.py").toString(),
@@ -318,7 +318,7 @@ class RackAwareFetchTest {
     void aClientsOwnRackHintReachesItMappedAndWeftStillReadsInItsZone(VirtualClusterKind kind) throws Exception {
         String topic = spreadTopic(kind, "zoned-client-rack");
         Dataset data = Dataset.binary(topic, RECORDS, 1104, MAX_VALUE_BYTES);
-        Map<Integer, List<Long>> written = ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data);
+        Map<Integer, List<Long>> written = virtual(kind, ConformanceEnvironment.produceDirect(cluster.bootstrapServers(), topic, data));
         Served served = Served.start(kind);
         Map<Integer, Integer> preferred = new TreeMap<>();
         List<Arrived> arrived = readWithGroup(fixture.bootstrap(kind), topic, kind.name("zoned-client-rack-group"), RECORDS,
@@ -331,15 +331,19 @@ class RackAwareFetchTest {
         int hinted = switch (kind) {
             case PASS_THROUGH -> zoneCBroker;
             case TOPIC_WOVEN, BRANCHED -> zoneCBroker * 2; // route 0 of two (DESIGN §4)
-            case COLLAPSED -> -1;
+            // every Fetch split into Weft's own parts (kind.splitsProduceAndFetch()): the client's rack_id never
+            // reaches a broker, so no hint comes back; Weft alone chooses
+            case COLLAPSED, PARTITION_WOVEN -> -1;
         };
         Map<Integer, Integer> leaders = leaders(topic);
         for (int p = 0; p < PARTITIONS; p++) {
             int partition = p;
             int got = preferred.getOrDefault(p, -1);
+            // leaders are the cluster's, by its partition numbers; p is the virtual partition the consumer saw
+            int leader = leaders.get(VirtualClusterFixture.physicalPartition(kind, p, PARTITIONS));
             Supplier<String> what = () -> "preferred read replica of " + topic + "-" + partition + " (leader "
-                    + leaders.get(partition) + ") as the consumer was told it through " + kind + ": " + preferred;
-            if (leaders.get(p) == IN_ZONE_BROKER) {
+                    + leader + ") as the consumer was told it through " + kind + ": " + preferred;
+            if (leader == IN_ZONE_BROKER) {
                 // the consumer's Fetch for broker 1's partitions goes to broker 1 as it is: its hint, mapped
                 assertEquals(hinted, got, what);
             } else {
@@ -434,9 +438,27 @@ class RackAwareFetchTest {
         cluster.admin().createTopics(List.of(new NewTopic(name, assignment))).all().get(30, TimeUnit.SECONDS);
         cluster.awaitLeaders(name, PARTITIONS);
         awaitInSyncEverywhere(name);
+        if (kind == VirtualClusterKind.PARTITION_WOVEN) {
+            fixture.declareWovenTopic(name, PARTITIONS); // its logical topic is in the config: restarts that proxy
+        }
         fixture.refreshCatalog(kind);
         fixture.awaitVisible(kind, name);
         return name;
+    }
+
+    /**
+     * What was written directly (by the cluster's partition numbers) as a client of {@code kind} sees it:
+     * by virtual partition (partition-woven renumbers, {@link VirtualClusterFixture#physicalPartition}).
+     */
+    private static Map<Integer, List<Long>> virtual(VirtualClusterKind kind, Map<Integer, List<Long>> byPhysical) {
+        Map<Integer, List<Long>> out = new TreeMap<>();
+        for (int v = 0; v < PARTITIONS; v++) {
+            List<Long> offsets = byPhysical.get(VirtualClusterFixture.physicalPartition(kind, v, PARTITIONS));
+            if (offsets != null) {
+                out.put(v, offsets);
+            }
+        }
+        return out;
     }
 
     private static Map<Integer, Integer> leaders(String topic) throws Exception {

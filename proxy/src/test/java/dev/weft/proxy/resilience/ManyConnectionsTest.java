@@ -74,10 +74,10 @@ class ManyConnectionsTest {
     @ParameterizedTest
     @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     void twoThousandConnectionsAreHeldOpenAndEveryOneIsServed(VirtualClusterKind kind) throws Exception {
+        String topic = kind.name("many");
+        fixture.createSideTopic(kind, topic, 3); // first: the partition-woven proxy restarts to add a topic
         proxy = fixture.proxy(kind);
         bootstrap = fixture.bootstrapAddress(kind);
-        String topic = kind.name("many");
-        fixture.createSideTopic(kind, topic, 3);
         roundTrip(topic, 100); // warm up clients, proxy and broker before the baseline
         Poll.until(Duration.ofSeconds(20), "the warm-up clients' connections to close",
                 () -> ResilientProxy.count(proxy, "weft_connections_active") == 0);

@@ -79,6 +79,7 @@ class SlowReaderTest {
         kafka = KafkaCluster.builder().brokers(1).build().start();
         fixture = VirtualClusterFixture.over(kafka).build();
         kafka.createTopic(BIG, 1, 1);
+        fixture.declareWovenTopic(BIG, 1); // made here: the partition-woven kind shows only topics in its config
         Map<String, Object> config = kafka.producerConfig();
         config.put(ProducerConfig.ACKS_CONFIG, "1");
         config.put(ProducerConfig.LINGER_MS_CONFIG, 20);
@@ -103,7 +104,7 @@ class SlowReaderTest {
     @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     void aClientPipeliningFetchesItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed(VirtualClusterKind kind)
             throws Exception {
-        use(kind);
+        use(kind, "Fetch");
         neverReads(kind, "Fetch", SlowReaderTest::fetch, PARTITION_MAX_BYTES, fixture.leaderAddress(kind, BIG, 0));
     }
 
@@ -111,12 +112,17 @@ class SlowReaderTest {
     @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     void aClientPipeliningMetadataItNeverReadsIsThrottledWithBoundedMemoryAndOthersAreServed(VirtualClusterKind kind)
             throws Exception {
-        use(kind);
+        use(kind, "Metadata");
         // Metadata responses are rewritten (broker addresses) or built by the proxy, so each is a new buffer of the proxy's.
         neverReads(kind, "Metadata", SlowReaderTest::metadata, 0, fixture.bootstrapAddress(kind));
     }
 
-    private static void use(VirtualClusterKind kind) {
+    /**
+     * Makes the topic the others' round trip uses beside the stuck client ({@link #beside}), then takes
+     * the kind's proxy: made first, as the partition-woven proxy restarts to add a topic.
+     */
+    private static void use(VirtualClusterKind kind, String api) {
+        fixture.createSideTopic(kind, beside(kind, api), 2);
         proxy = fixture.proxy(kind);
         fixture.awaitVisible(kind, BIG);
     }
@@ -132,8 +138,7 @@ class SlowReaderTest {
             InetSocketAddress target) throws Exception {
         InetSocketAddress bootstrap = ResilientProxy.bootstrapAddress(proxy);
         String tag = "[slow-reader " + kind + " " + api + "]";
-        String beside = kind.name("beside-" + api.toLowerCase(java.util.Locale.ROOT));
-        fixture.createSideTopic(kind, beside, 2);
+        String beside = beside(kind, api);
         long poolBefore = ProcessStats.proxyPoolDirectBytes();
         long nettyBefore = PlatformDependent.usedDirectMemory();
         double forwardedBefore = ResilientProxy.metric(proxy, "weft_requests_total", Map.of("api", api));
@@ -255,6 +260,10 @@ class SlowReaderTest {
                 () -> ProcessStats.proxyPoolDirectBytes() - poolBefore <= 16L << 20,
                 () -> ProcessStats.mib(ProcessStats.proxyPoolDirectBytes()));
         System.out.printf("%s after the client closed: pool %s%n", tag, ProcessStats.mib(ProcessStats.proxyPoolDirectBytes()));
+    }
+
+    private static String beside(VirtualClusterKind kind, String api) {
+        return kind.name("beside-" + api.toLowerCase(java.util.Locale.ROOT));
     }
 
     /** The proxy pool's direct memory; aborts the stuck client before the JVM runs out of direct memory. */

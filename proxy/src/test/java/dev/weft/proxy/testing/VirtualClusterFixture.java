@@ -5,10 +5,12 @@ import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.gateway.GatewayBindException;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.session.VirtualClusterStartException;
 import dev.weft.testkit.KafkaCluster;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,14 +27,27 @@ import org.apache.kafka.common.Node;
  * <ul>
  *   <li>the <em>primary</em> cluster is the suite's own (any brokers, listeners, relays in front); it is
  *       the cluster behind {@link VirtualClusterKind#PASS_THROUGH} and {@link VirtualClusterKind#COLLAPSED},
- *       and route 0 ("primary", cluster c0) of {@link VirtualClusterKind#TOPIC_WOVEN} and
- *       {@link VirtualClusterKind#BRANCHED};</li>
- *   <li>the <em>side</em> cluster, one broker, is started only when the woven or branched kind is first
- *       used: route 1 ("side", cluster c1) of the weave, the branch of the branch router.</li>
+ *       and route 0 ("primary", cluster c0) of {@link VirtualClusterKind#TOPIC_WOVEN},
+ *       {@link VirtualClusterKind#PARTITION_WOVEN} and {@link VirtualClusterKind#BRANCHED};</li>
+ *   <li>the <em>side</em> cluster, one broker, is started only when a woven or the branched kind is first
+ *       used: route 1 ("side", cluster c1) of the weaves, the branch of the branch router.</li>
  * </ul>
  *
  * Every proxy has one virtual cluster "main", two event loops, an admin endpoint on a free port and the
  * suite's extra {@code server:} settings; it is returned once it knows its clusters' brokers.
+ *
+ * <p><b>The partition-woven kind's topics are in its config.</b> A {@code partition-weave} router shows
+ * only the logical topics its config lists, each over a physical topic that must exist (with enough
+ * partitions) when the proxy starts. So every topic made through this fixture for that kind
+ * ({@link #createTopic}, {@link #createSideTopic}) and every topic a suite made on the primary itself
+ * ({@link #declareWovenTopic}) is declared here, and the kind's proxy starts with every topic declared so
+ * far. Declaring a new one once it runs restarts it on the same ports (bootstrap, broker ports and admin
+ * port stay valid) the next time it is asked for ({@link #proxy}, {@link #bootstrap}, and the topic
+ * helpers, which ask): a suite must take {@link #proxy} again after declaring, or better declare its
+ * topics before it first takes the proxy. A primary topic of {@code n >= 2} partitions is woven as two
+ * segments in rotated order (virtual {@code 0..n-k-1} are physical {@code k..n-1}, {@code k = n / 2}, then
+ * the rest), so renumbering is real while every partition stays on the primary;
+ * {@link #physicalPartition} maps a virtual partition to the primary's.
  */
 public final class VirtualClusterFixture implements AutoCloseable {
 
@@ -51,6 +66,15 @@ public final class VirtualClusterFixture implements AutoCloseable {
     private final UnaryOperator<KafkaCluster.Builder> sideSettings;
     private final Map<VirtualClusterKind, WeftProxy> proxies = new EnumMap<>(VirtualClusterKind.class);
     private KafkaCluster side;
+    /** The partition-woven kind's logical topics: name to its segments, as YAML flow mappings. */
+    private final Map<String, List<String>> wovenTopics = new LinkedHashMap<>();
+    /** Whether a logical topic was declared after the partition-woven proxy started (it then restarts). */
+    private boolean wovenStale;
+    /** The partition-woven proxy's bootstrap port and admin port, chosen at its first start (0: not yet). */
+    private int wovenPortStart;
+    private int wovenAdminPort;
+    /** The topic the partition-woven kind shows when a suite declared none (a router needs one). */
+    static final String WOVEN_PLACEHOLDER = "weft-woven-placeholder";
 
     private VirtualClusterFixture(Builder b) {
         this.primary = b.primary;
@@ -111,11 +135,20 @@ public final class VirtualClusterFixture implements AutoCloseable {
         return side;
     }
 
-    /** The proxy of {@code kind}, started on first use and kept until {@link #close}. */
+    /**
+     * The proxy of {@code kind}, started on first use and kept until {@link #close}; the partition-woven
+     * one is restarted (same ports) when topics were declared since it started, so take it again after
+     * declaring one rather than keeping the old object.
+     */
     public synchronized WeftProxy proxy(VirtualClusterKind kind) {
         WeftProxy p = proxies.get(kind);
+        if (p != null && kind == VirtualClusterKind.PARTITION_WOVEN && wovenStale) {
+            proxies.remove(kind);
+            p.close();
+            p = null;
+        }
         if (p == null) {
-            p = start(kind, primaryBootstrap);
+            p = kind == VirtualClusterKind.PARTITION_WOVEN ? startPartitionWoven() : start(kind, primaryBootstrap);
             proxies.put(kind, p);
         }
         return p;
@@ -145,14 +178,30 @@ public final class VirtualClusterFixture implements AutoCloseable {
     public int visibleBrokers(VirtualClusterKind kind) {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().size();
-            case TOPIC_WOVEN, BRANCHED -> primary.brokerIds().size() + side().brokerIds().size();
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> primary.brokerIds().size() + side().brokerIds().size();
             case COLLAPSED -> 1;
         };
     }
 
     /** The name of the primary cluster in {@code kind}'s config (its {@code clusters:} key). */
     public static String primaryClusterName(VirtualClusterKind kind) {
-        return kind == VirtualClusterKind.TOPIC_WOVEN || kind == VirtualClusterKind.BRANCHED ? "c0" : "upstream";
+        return switch (kind) {
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> "c0";
+            case PASS_THROUGH, COLLAPSED -> "upstream";
+        };
+    }
+
+    /**
+     * The primary's partition behind virtual partition {@code virtualPartition} of a topic of
+     * {@code partitions} partitions made by {@link #createTopic} (or declared by {@link #declareWovenTopic}):
+     * itself, except partition-woven, whose segments are rotated by {@code k = partitions / 2}.
+     */
+    public static int physicalPartition(VirtualClusterKind kind, int virtualPartition, int partitions) {
+        if (kind != VirtualClusterKind.PARTITION_WOVEN || partitions < 2) {
+            return virtualPartition;
+        }
+        int k = partitions / 2;
+        return virtualPartition < partitions - k ? virtualPartition + k : virtualPartition - (partitions - k);
     }
 
     /**
@@ -165,7 +214,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         int first = primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow();
         int offset = switch (kind) {
             case PASS_THROUGH -> brokerId - first;
-            case TOPIC_WOVEN, BRANCHED -> brokerId * 2;
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> brokerId * 2;
             case COLLAPSED -> throw new IllegalArgumentException("a collapsed virtual cluster has no per-broker ports");
         };
         return new InetSocketAddress(b.getHostString(), b.getPort() + 1 + offset);
@@ -176,7 +225,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().stream().mapToInt(Integer::intValue).max().orElseThrow()
                     - primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow() + 3;
-            case TOPIC_WOVEN, BRANCHED -> WOVEN_NODE_IDS;
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> WOVEN_NODE_IDS;
             case COLLAPSED -> 0;
         };
     }
@@ -184,7 +233,9 @@ public final class VirtualClusterFixture implements AutoCloseable {
     /**
      * Creates a topic on the primary cluster and makes {@code kind}'s proxy see it: its catalog read
      * again, and the topic's partition 0 asked for through the proxy until it has a leader (a client's
-     * Metadata, which also teaches a collapsed proxy the leaders).
+     * Metadata, which also teaches a collapsed proxy the leaders). Partition-woven: declared as a logical
+     * topic of the same name over the primary's partitions in rotated order ({@link #physicalPartition});
+     * a running proxy of that kind is restarted with it (same ports).
      */
     public void createTopic(VirtualClusterKind kind, String name, int partitions, int replicationFactor) {
         createTopic(kind, name, partitions, replicationFactor, Map.of());
@@ -196,17 +247,24 @@ public final class VirtualClusterFixture implements AutoCloseable {
         if (kind == VirtualClusterKind.BRANCHED) {
             side().createTopic(BRANCH_PREFIX + name, partitions, 1); // where the branch's copies go
         }
+        if (kind == VirtualClusterKind.PARTITION_WOVEN) {
+            declareWovenTopic(name, partitions);
+        }
         refreshCatalog(kind);
         awaitVisible(kind, name);
     }
 
     /**
      * Creates a one-replica topic where it exercises the kind most: woven on the side cluster (so the
-     * traffic crosses the weave to the second cluster), otherwise on the primary (the only one).
+     * traffic crosses the weave to the second cluster; partition-woven: a logical topic of the same name,
+     * one segment over all of the side topic's partitions), otherwise on the primary (the only one).
      */
     public void createSideTopic(VirtualClusterKind kind, String name, int partitions) {
         if (kind == VirtualClusterKind.TOPIC_WOVEN) {
             side().createTopic(name, partitions, 1);
+        } else if (kind == VirtualClusterKind.PARTITION_WOVEN) {
+            side().createTopic(name, partitions, 1);
+            declare(name, List.of(segment("side", name, 0, partitions - 1)));
         } else {
             primary.createTopic(name, partitions, 1);
         }
@@ -223,11 +281,47 @@ public final class VirtualClusterFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Declares {@code name}, a topic of {@code partitions} partitions that already exists on the primary
+     * (a suite made it itself), as a logical topic of the partition-woven kind, rotated as
+     * {@link #createTopic} does; once that kind's proxy runs, it is restarted with it when next asked for.
+     * Declaring a name again changes nothing.
+     */
+    public void declareWovenTopic(String name, int partitions) {
+        if (partitions < 2) {
+            declare(name, List.of(segment("primary", name, 0, partitions - 1)));
+        } else {
+            int k = partitions / 2;
+            declare(name, List.of(segment("primary", name, k, partitions - 1), segment("primary", name, 0, k - 1)));
+        }
+    }
+
+    private synchronized void declare(String name, List<String> segments) {
+        List<String> before = wovenTopics.putIfAbsent(name, segments);
+        if (before != null) {
+            if (!before.equals(segments)) {
+                throw new IllegalArgumentException("logical topic " + name + " is already declared as " + before);
+            }
+            return;
+        }
+        if (proxies.containsKey(VirtualClusterKind.PARTITION_WOVEN)) {
+            wovenStale = true;
+        }
+    }
+
+    private static String segment(String route, String topic, int first, int last) {
+        return "{ route: " + route + ", topic: \"" + topic + "\", partitions: \"" + (first == last ? first : first + "-" + last)
+                + "\" }";
+    }
+
     /** Has the kind's proxy read its clusters' topics again (the kinds that keep a topic catalog). */
     public void refreshCatalog(VirtualClusterKind kind) {
         WeftProxy p;
         synchronized (this) {
             p = proxies.get(kind);
+            if (kind == VirtualClusterKind.PARTITION_WOVEN && wovenStale) {
+                return; // restarted with its new topics when next asked for
+            }
         }
         if (p == null) {
             return; // it reads the catalog when it starts
@@ -258,9 +352,14 @@ public final class VirtualClusterFixture implements AutoCloseable {
         WeftProxy p = switch (kind) {
             case PASS_THROUGH -> passThrough(bootstrapServers);
             case TOPIC_WOVEN -> twoRoutes("topic-weave", bootstrapServers);
+            case PARTITION_WOVEN -> withFreePorts(1 + WOVEN_NODE_IDS, start -> partitionWeave(bootstrapServers, start, 0));
             case COLLAPSED -> collapsed(bootstrapServers);
             case BRANCHED -> twoRoutes("branch", bootstrapServers);
         };
+        return awaitReady(kind, p);
+    }
+
+    private static WeftProxy awaitReady(VirtualClusterKind kind, WeftProxy p) {
         try {
             Poll.until(READY, "the " + kind + " proxy to know its clusters' brokers", () -> p.readiness().isReady(),
                     () -> p.readiness().reasons().toString());
@@ -303,6 +402,97 @@ public final class VirtualClusterFixture implements AutoCloseable {
                       - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
                 """.formatted(serverSettings, bootstrapServers, sideBootstrap, type,
                 type.equals("branch") ? ", naming: { prefix: \"" + BRANCH_PREFIX + "\" }" : "", start, start + 1, WOVEN_NODE_IDS - 1));
+    }
+
+    /**
+     * The fixture's partition-woven proxy: on free ports the first time, then on the same ports (gateway
+     * and admin) on every restart, retried while a port is still being let go of or a just-created
+     * physical topic is not yet listed by every broker (the router refuses to start without it).
+     */
+    private WeftProxy startPartitionWoven() {
+        RuntimeException last = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (wovenPortStart == 0) {
+            try {
+                WeftProxy p = start(VirtualClusterKind.PARTITION_WOVEN, primaryBootstrap);
+                wovenPortStart = address(ProxyFixture.bootstrap(p)).getPort();
+                wovenAdminPort = p.adminAddress().orElseThrow().getPort();
+                wovenStale = false;
+                return p;
+            } catch (VirtualClusterStartException e) {
+                last = e; // a just-created physical topic a broker does not list yet
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // then again
+            }
+        }
+        do {
+            String config = partitionWeave(primaryBootstrap, wovenPortStart, wovenAdminPort);
+            WeftProxy p;
+            try {
+                p = WeftProxy.start(ConfigLoader.parse(config, "virtual cluster fixture config"));
+            } catch (ConfigException e) {
+                throw new IllegalArgumentException(e.getMessage() + "\n" + config, e);
+            } catch (RuntimeException e) {
+                last = e; // a port not let go of yet, or a physical topic a broker does not list yet
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // then again
+                continue;
+            }
+            wovenStale = false;
+            return awaitReady(VirtualClusterKind.PARTITION_WOVEN, p);
+        } while (System.nanoTime() - deadline < 0);
+        throw new IllegalStateException("the partition-woven proxy did not restart on ports " + wovenPortStart
+                + " and admin " + wovenAdminPort, last);
+    }
+
+    /**
+     * A partition-weave router over route "primary" (c0, the suite's cluster) and route "side" (c1),
+     * port-per-broker like {@link #twoRoutes}, showing every logical topic declared so far (a placeholder
+     * on the primary when none is: the router needs one); the admin endpoint on {@code adminPort} (0: free).
+     */
+    private String partitionWeave(String bootstrapServers, int start, int adminPort) {
+        String sideBootstrap = side().bootstrapServers();
+        Map<String, List<String>> topics;
+        synchronized (this) {
+            if (wovenTopics.isEmpty()) {
+                try {
+                    if (!primary.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains(WOVEN_PLACEHOLDER)) {
+                        primary.createTopic(WOVEN_PLACEHOLDER, 1, 1);
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot make the partition-woven placeholder topic", e);
+                }
+                wovenTopics.put(WOVEN_PLACEHOLDER, List.of(segment("primary", WOVEN_PLACEHOLDER, 0, 0)));
+            }
+            topics = new LinkedHashMap<>(wovenTopics);
+        }
+        StringBuilder yaml = new StringBuilder();
+        topics.forEach((name, segments) -> {
+            yaml.append("      \"").append(name).append("\":\n");
+            segments.forEach(s -> yaml.append("        - ").append(s).append('\n'));
+        });
+        return """
+                server: { eventLoops: 2 %s }
+                admin: { bind: "127.0.0.1:%d" }
+                clusters:
+                  c0: { bootstrap: "%s" }
+                  c1: { bootstrap: "%s" }
+                routers:
+                  weave:
+                    type: partition-weave
+                    routes:
+                      - { name: primary, target: { cluster: c0 } }
+                      - { name: side, target: { cluster: c1 } }
+                    topics:
+                %s
+                virtualClusters:
+                  main:
+                    target: { router: weave }
+                    gateways:
+                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
+                """.formatted(serverSettings, adminPort, bootstrapServers, sideBootstrap, yaml.toString().stripTrailing(),
+                start, start + 1, WOVEN_NODE_IDS - 1);
     }
 
     private WeftProxy collapsed(String bootstrapServers) {

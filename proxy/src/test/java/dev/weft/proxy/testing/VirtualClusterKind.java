@@ -39,7 +39,19 @@ public enum VirtualClusterKind {
      * cluster (route "side", c1) as {@code copy.<name>}; port-per-broker, like the woven kind, and only the
      * primary shows. Produce plans carry copies (the BRANCH plan kind), sent once the primary answered.
      */
-    BRANCHED;
+    BRANCHED,
+
+    /**
+     * {@code target: { router: weave }}: a partition-weave router over the suite's cluster (route
+     * "primary", cluster c0) and the second one-broker cluster (route "side", c1), port-per-broker like the
+     * topic-woven kind; only its logical topics show, fixed in the config (the fixture declares one per
+     * topic a suite asks for and restarts the proxy on the same ports to add one). A primary topic is
+     * woven from its own partitions in rotated order (two segments, so virtual partition p is renumbered
+     * but stays on the primary, {@link VirtualClusterFixture#physicalPartition}); a side topic is one
+     * segment on the side cluster. CreateTopics and the like are refused (POLICY_VIOLATION); Produce and
+     * Fetch are renumbered per partition over the broker connection the client chose.
+     */
+    PARTITION_WOVEN;
 
     /**
      * Every kind, for {@code @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")}; only those
@@ -54,7 +66,7 @@ public enum VirtualClusterKind {
         return Stream.of(values()).filter(k -> named.contains(k.slug()));
     }
 
-    /** A name for topics, groups and log tags: "pass-through", "topic-woven", "collapsed". */
+    /** A name for topics, groups and log tags: "pass-through", "topic-woven", "collapsed", "partition-woven". */
     public String slug() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
@@ -66,7 +78,9 @@ public enum VirtualClusterKind {
 
     /**
      * Whether the proxy answers ApiVersions itself (and then refuses any API or version it did not
-     * offer, naming the virtual cluster) instead of forwarding it to a broker.
+     * offer, naming the virtual cluster) instead of forwarding it to a broker: every kind but pass-through
+     * (a router's versions are the intersection over its clusters; collapsed has no broker to forward to;
+     * partition-woven is a router over two clusters).
      */
     public boolean answersApiVersions() {
         return this != PASS_THROUGH;
@@ -74,7 +88,8 @@ public enum VirtualClusterKind {
 
     /**
      * Whether the proxy plans Metadata itself (one request per route, merged; a route that fails shows
-     * its partitions leaderless) instead of forwarding the client's request to one broker.
+     * its partitions leaderless) instead of forwarding the client's request to one broker: every kind but
+     * pass-through (partition-woven asks each segment's cluster and renumbers).
      */
     public boolean plansMetadata() {
         return this != PASS_THROUGH;
@@ -82,30 +97,44 @@ public enum VirtualClusterKind {
 
     /**
      * Whether a client keeps its fetch sessions (KIP-227): yes where each connection's Fetch goes to its own
-     * broker under the client's keys (every kind bound to brokers; the woven kind because kafka-clients'
+     * broker under the client's keys (pass-through, branched; the topic-woven kind because kafka-clients'
      * Fetch names topics by id, which the weave keeps); no in the collapsed topology, which splits every
-     * Fetch by real leader and so declines sessions.
+     * Fetch by real leader, nor partition-woven, whose Fetch is renumbered and renamed per partition (a
+     * logical topic's synthetic id is no broker's): both decline sessions, every Fetch is full.
      */
     public boolean keepsFetchSessions() {
-        return this != COLLAPSED;
+        return this != COLLAPSED && this != PARTITION_WOVEN;
     }
 
     /**
-     * Whether the proxy's Metadata lists the brokers of two clusters (the woven kind's routes, the
+     * Whether the proxy's Metadata lists the brokers of two clusters (the woven kinds' routes, the
      * branched kind's primary and branch: mirrored node ids of every route), so a route that does not
      * answer leaves the other's brokers.
      */
     public boolean listsBrokersOfTwoClusters() {
-        return this == TOPIC_WOVEN || this == BRANCHED;
+        return this == TOPIC_WOVEN || this == PARTITION_WOVEN || this == BRANCHED;
     }
 
     /**
      * Whether each client connection is bound to one upstream broker connection (a broker port's
-     * broker; a bootstrap connection's first one), so that broker failing closes the client connection.
+     * broker; a bootstrap connection's first one), so that broker failing closes the client connection:
+     * every port-per-broker kind (partition-woven included: mirrored, a virtual broker is one real broker).
      * Collapsed binds none: a broker failing fails only its partitions.
      */
     public boolean bindsClientConnectionsToBrokers() {
         return this != COLLAPSED;
+    }
+
+    /**
+     * Whether every Produce and Fetch of the suites' topics is split into parts the proxy builds itself
+     * and merges (collapsed: by real leader; partition-woven: renumbered and renamed per partition, even
+     * on a broker port) instead of going to the connection's broker as it is. A part whose upstream fails
+     * is then answered with a retriable error (NOT_LEADER_OR_FOLLOWER) before anything else happens to the
+     * client connection, and what is the client's own in the request (its fetch session, its
+     * {@code rack_id}) does not reach the broker, so no preferred-read-replica hint comes back to it.
+     */
+    public boolean splitsProduceAndFetch() {
+        return this == COLLAPSED || this == PARTITION_WOVEN;
     }
 
     @Override
