@@ -19,12 +19,14 @@ import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
 
 /**
  * Partition weaving for the woven benchmarks ({@link WovenPathBenchmark}, issue #12): every client
- * (logical) topic of the codec frames is cut into segments of {@link #SEGMENT} virtual partitions, and
+ * (logical) topic of the codec frames is cut into segments of {@code segment} virtual partitions (the
+ * benchmark's parameter: 5, two segments per 10-partition topic; or 10, the whole topic one segment
+ * shifted to physical partitions {@value #WHOLE_TOPIC_SHIFT}.., as a mirrored broker sees a real weave), and
  * the segments alternate between two physical topics, {@code A} (the topic weave's rename:
  * {@code upstream.<name>}, id bits flipped, {@link CodecFrames#upstreamName}) and {@code B}
  * ({@code upstreamB.<name>}, another id). Virtual partition {@code p} of segment {@code s} (first
- * virtual partition {@code first = s * SEGMENT}) is physical partition
- * {@code (s / 2) * SEGMENT + (p - first)} of {@code s} even ? A : B — for the codec layout (at most 10
+ * virtual partition {@code first = s * segment}) is physical partition
+ * {@code (s / 2) * segment + (p - first)} of {@code s} even ? A : B — for the codec layout (at most 10
  * partitions per topic, so segments 0 and 1) simply {@code p - first}: client partitions 5..9 go
  * upstream as 0..4 of {@code B}, so upstream partition numbers differ from the client's and the keys
  * differ per partition within one client topic. The (key, index) pairs are unique, as in a real weave.
@@ -35,7 +37,11 @@ import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
  */
 final class PartitionWeave {
 
-    static final int SEGMENT = 5;
+    /**
+     * The physical partition a segment starts at when a client topic is one segment (segment size 10, the
+     * codec layout's largest topic): the segment takes physical partitions 16.., so every index changes.
+     */
+    static final int WHOLE_TOPIC_SHIFT = 16;
 
     /** Per client partition (flat wire index): the key sent upstream (shared per physical topic). */
     final byte[][] keys;
@@ -57,17 +63,18 @@ final class PartitionWeave {
         return new Uuid(virtualId.getLeastSignificantBits(), ~virtualId.getMostSignificantBits());
     }
 
-    static int upstreamIndex(int p) {
-        int s = p / SEGMENT;
-        return (s / 2) * SEGMENT + (p - s * SEGMENT);
+    /** The physical partition of client partition {@code p} with segments of {@code segment} partitions. */
+    static int upstreamIndex(int p, int segment) {
+        int s = p / segment;
+        return (s / 2) * segment + (p - s * segment) + (segment >= 10 ? WHOLE_TOPIC_SHIFT : 0);
     }
 
-    static boolean onA(int p) {
-        return (p / SEGMENT & 1) == 0;
+    static boolean onA(int p, int segment) {
+        return (p / segment & 1) == 0;
     }
 
     /** The weave of a request whose topics are {@code names}/{@code ids} with {@code sizes} partitions (codec layout). */
-    private static PartitionWeave of(List<String> names, List<Uuid> ids, List<Integer> sizes, boolean topicIds) {
+    private static PartitionWeave of(List<String> names, List<Uuid> ids, List<Integer> sizes, boolean topicIds, int segment) {
         int total = sizes.stream().mapToInt(Integer::intValue).sum();
         byte[][] keys = new byte[total][];
         int[] indexes = new int[total];
@@ -76,14 +83,14 @@ final class PartitionWeave {
             byte[] a = CodecFrames.upstreamKey(names.get(t), ids.get(t), topicIds);
             byte[] b = topicIds ? UpstreamTopicKeys.topicIdKey(otherId(ids.get(t))) : UpstreamTopicKeys.nameKey(otherName(names.get(t)));
             for (int p = 0; p < sizes.get(t); p++, i++) {
-                keys[i] = onA(p) ? a : b;
-                indexes[i] = upstreamIndex(p);
+                keys[i] = onA(p, segment) ? a : b;
+                indexes[i] = upstreamIndex(p, segment);
             }
         }
         return new PartitionWeave(keys, indexes);
     }
 
-    static PartitionWeave of(ProduceRequestData data, boolean topicIds) {
+    static PartitionWeave of(ProduceRequestData data, boolean topicIds, int segment) {
         List<String> names = new ArrayList<>();
         List<Uuid> ids = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
@@ -92,10 +99,10 @@ final class PartitionWeave {
             ids.add(topic.topicId());
             sizes.add(topic.partitionData().size());
         }
-        return of(names, ids, sizes, topicIds);
+        return of(names, ids, sizes, topicIds, segment);
     }
 
-    static PartitionWeave of(FetchRequestData data, boolean topicIds) {
+    static PartitionWeave of(FetchRequestData data, boolean topicIds, int segment) {
         List<String> names = new ArrayList<>();
         List<Uuid> ids = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
@@ -104,7 +111,7 @@ final class PartitionWeave {
             ids.add(topic.topicId());
             sizes.add(topic.partitions().size());
         }
-        return of(names, ids, sizes, topicIds);
+        return of(names, ids, sizes, topicIds, segment);
     }
 
     /**
@@ -126,7 +133,7 @@ final class PartitionWeave {
      * topic) in the order its first partition comes, partitions renumbered): what the rebuilt request
      * stands for, and what the broker's answer is built from.
      */
-    static ProduceRequestData upstream(ProduceRequestData data, boolean topicIds) {
+    static ProduceRequestData upstream(ProduceRequestData data, boolean topicIds, int segment) {
         ProduceRequestData out = new ProduceRequestData().setAcks(data.acks()).setTimeoutMs(data.timeoutMs())
                 .setTransactionalId(data.transactionalId());
         for (TopicProduceData topic : data.topicData()) {
@@ -140,8 +147,8 @@ final class PartitionWeave {
                 b.setName(otherName(topic.name()));
             }
             for (PartitionProduceData p : topic.partitionData()) {
-                (onA(p.index()) ? a : b).partitionData()
-                        .add(new PartitionProduceData().setIndex(upstreamIndex(p.index())).setRecords(p.records()));
+                (onA(p.index(), segment) ? a : b).partitionData()
+                        .add(new PartitionProduceData().setIndex(upstreamIndex(p.index(), segment)).setRecords(p.records()));
             }
             for (TopicProduceData u : List.of(a, b)) {
                 if (!u.partitionData().isEmpty()) {
@@ -153,7 +160,7 @@ final class PartitionWeave {
     }
 
     /** The same for a Fetch (partition fields as the client's, index renumbered). */
-    static FetchRequestData upstream(FetchRequestData data, boolean topicIds) {
+    static FetchRequestData upstream(FetchRequestData data, boolean topicIds, int segment) {
         FetchRequestData out = data.duplicate().setTopics(new ArrayList<>());
         for (FetchTopic topic : data.topics()) {
             FetchTopic a = new FetchTopic();
@@ -166,7 +173,7 @@ final class PartitionWeave {
                 b.setTopic(otherName(topic.topic()));
             }
             for (FetchPartition p : topic.partitions()) {
-                (onA(p.partition()) ? a : b).partitions().add(p.duplicate().setPartition(upstreamIndex(p.partition())));
+                (onA(p.partition(), segment) ? a : b).partitions().add(p.duplicate().setPartition(upstreamIndex(p.partition(), segment)));
             }
             for (FetchTopic u : List.of(a, b)) {
                 if (!u.partitions().isEmpty()) {

@@ -74,6 +74,13 @@ public class WovenPathBenchmark {
     @Param({"ids", "names"})
     public String keys;
 
+    /**
+     * Partition weaving's segment size ({@link PartitionWeave}): 5 cuts each 10-partition client topic into
+     * two physical topics (twice the topic entries upstream); 10 keeps it one (every index shifted).
+     */
+    @Param({"5", "10"})
+    public int segment;
+
     private int partitions;
     private int[] routeOf;
 
@@ -135,16 +142,16 @@ public class WovenPathBenchmark {
         fetchKeys = UpstreamTopicKeys.of(FetchFrames.upstreamKeys(fetch, fetchVersion));
         fetchBuilder.topicKeys(fetchKeys);
 
-        produceWeave = PartitionWeave.of(produce, ids);
+        produceWeave = PartitionWeave.of(produce, ids, segment);
         producePlan = produceWeave.plan(produceSkim.wrap(produceRequest));
         produceResponseWoven = ProduceFrames.responseFrame(POOLED, produceVersion, 7,
-                ProduceFrames.response(produceVersion, PartitionWeave.upstream(produce, ids), i -> true));
+                ProduceFrames.response(produceVersion, PartitionWeave.upstream(produce, ids, segment), i -> true));
         produceBuilderWoven.topicKeys(producePlan).partitions(producePlan);
 
-        fetchWeave = PartitionWeave.of(fetch, ids);
+        fetchWeave = PartitionWeave.of(fetch, ids, segment);
         fetchPlan = fetchWeave.plan(fetchSkim.wrap(fetchRequest));
         fetchResponseWoven = FetchFrames.responseFrame(POOLED, fetchVersion, 7,
-                FetchFrames.response(PartitionWeave.upstream(fetch, ids), i -> true, records));
+                FetchFrames.response(PartitionWeave.upstream(fetch, ids, segment), i -> true, records));
         fetchBuilderWoven.topicKeys(fetchPlan).partitions(fetchPlan);
 
         check(records);

@@ -55,6 +55,14 @@ public abstract class RequestSplitter<S extends RequestSkim> {
     private int[] groupHead = new int[16];
     private int[] groupTail = new int[16];
     private byte[][] groupKey = new byte[16][];
+    // blocks of the current split ({@link #keyBlocks}): topic, first member (blockStart[blockCount] = end), key, slot
+    private int blockCount;
+    private int[] blockTopic = new int[16];
+    private int[] blockStart = new int[17];
+    private byte[][] blockKey = new byte[16][];
+    private int[] blockSlot = new int[16];
+    /** Per group, its slot in {@link #slots}: cleared after each split, so the table is never filled whole. */
+    private int[] groupSlot = new int[16];
     /** Per flat partition index: the next partition of its group, or -1. */
     private int[] nextInGroup = new int[16];
     /** Open addressing over the groups by key hash: group + 1, 0 for empty. */
@@ -77,7 +85,8 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         int slot = bits != null ? index.select(skim, bits) : index.slot(skim, routeOf, route);
         index.describe(slot, skim, this);
         UpstreamTopicKeys keys = topicKeys;
-        if (keys != null && keys.keysPerPartition()) {
+        boolean perPartition = keys != null && keys.keysPerPartition();
+        if (perPartition && !keyBlocks(keys, skim.partitionCount())) {
             return splitByPartitionKey(skim, keys, correlationId, alloc);
         }
         ByteBuf src = skim.buffer();
@@ -85,14 +94,18 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         boolean flexible = skim.flexible();
         boolean topicIds = skim.usesTopicIds();
         int runs = index.runCount();
+        int entries = perPartition ? blockCount : runs;
         long keyGrowth = 0;
         if (keys != null) {
-            for (int r = 0; r < runs; r++) {
-                int t = index.runTopic(r);
-                byte[] key = keys.upstreamKey(t);
-                if (key != null) {
-                    keyGrowth += Math.max(0, encodedKeySize(skim, t, key, topicIds, flexible) - (topics.keyEnd(t) - topics.entryOffset(t)));
-                }
+            for (int b = 0; b < entries; b++) {
+                int t = perPartition ? blockTopic[b] : index.runTopic(b);
+                byte[] key = perPartition ? blockKey[b] : keys.upstreamKey(t);
+                int clientKeyBytes = topics.keyEnd(t) - topics.entryOffset(t);
+                int keyBytes = key == null ? clientKeyBytes : encodedKeySize(skim, t, key, topicIds, flexible);
+                // a run cut into blocks writes a topic entry per block: the extra ones in full
+                keyGrowth += perPartition && (b > 0 && blockTopic[b - 1] == t)
+                        ? keyBytes + MAX_ARRAY_LENGTH_BYTES + topics.endOffset(t) - topics.taggedOffset(t)
+                        : Math.max(0, keyBytes - clientKeyBytes);
             }
         }
         RequestHeaderView header = skim.header();
@@ -102,12 +115,13 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         try {
             RequestHeaderCopy.write(out, header, correlationId, clientId);
             writeBeforeTopics(skim);
-            WireWrite.writeArrayLength(out.meta(MAX_ARRAY_LENGTH_BYTES), flexible, runs);
-            for (int r = 0; r < runs; r++) {
-                int t = index.runTopic(r);
-                int end = index.runStart(r + 1);
-                writeTopicHead(skim, t, keys == null ? null : keys.upstreamKey(t), end - index.runStart(r));
-                for (int m = index.runStart(r); m < end; m++) {
+            WireWrite.writeArrayLength(out.meta(MAX_ARRAY_LENGTH_BYTES), flexible, entries);
+            for (int b = 0; b < entries; b++) {
+                int t = perPartition ? blockTopic[b] : index.runTopic(b);
+                int first = perPartition ? blockStart[b] : index.runStart(b);
+                int end = perPartition ? blockStart[b + 1] : index.runStart(b + 1);
+                writeTopicHead(skim, t, keys == null ? null : perPartition ? blockKey[b] : keys.upstreamKey(t), end - first);
+                for (int m = first; m < end; m++) {
                     writePartition(skim, index.member(m));
                 }
                 out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
@@ -117,7 +131,79 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         } catch (RuntimeException | Error e) {
             out.abort();
             throw e;
+        } finally {
+            if (perPartition) {
+                Arrays.fill(blockKey, 0, blockCount, null); // keep no reference to the caller's keys
+                blockCount = 0;
+            }
         }
+    }
+
+    /**
+     * Cuts the slot's runs (a client topic's chosen partitions) into <em>blocks</em>, consecutive partitions
+     * sent under the same key array, and answers whether the blocks can be written as they come: every key
+     * set (not the client's own, which groups by its bytes with other topics) and no two blocks under keys
+     * of the same bytes. That is what a partition weave's plan gives — a client topic's partitions lie in
+     * runs of segments, each segment one key array — and it writes the same topics array as grouping by
+     * key would, in wire order, without the grouping: one reference compare per partition, one hash per
+     * block. When false the blocks are dropped and the caller groups.
+     */
+    private boolean keyBlocks(UpstreamTopicKeys keys, int partitionCount) {
+        blockCount = 0;
+        sizeSlots(partitionCount);
+        boolean ok = true;
+        int runs = index.runCount();
+        for (int r = 0; r < runs && ok; r++) {
+            int t = index.runTopic(r);
+            int end = index.runStart(r + 1);
+            byte[] key = null;
+            for (int m = index.runStart(r); m < end && ok; m++) {
+                byte[] k = keys.upstreamKey(t, index.member(m));
+                if (m == index.runStart(r) || k != key) {
+                    key = k;
+                    ok = k != null && addBlock(t, m, k);
+                }
+            }
+        }
+        for (int b = 0; b < blockCount; b++) {
+            if (blockSlot[b] >= 0) {
+                slots[blockSlot[b]] = 0;
+            }
+        }
+        if (!ok) {
+            Arrays.fill(blockKey, 0, blockCount, null);
+            blockCount = 0;
+            return false;
+        }
+        blockStart[blockCount] = index.runStart(runs);
+        return true;
+    }
+
+    /** Adds a block starting at member {@code m}; false when an earlier block has a key of the same bytes. */
+    private boolean addBlock(int t, int m, byte[] key) {
+        if (blockCount + 1 >= blockStart.length) {
+            int n = (blockCount + 1) * 2;
+            blockTopic = Arrays.copyOf(blockTopic, n);
+            blockStart = Arrays.copyOf(blockStart, n);
+            blockKey = Arrays.copyOf(blockKey, n);
+            blockSlot = Arrays.copyOf(blockSlot, n);
+        }
+        int b = blockCount++;
+        blockTopic[b] = t;
+        blockStart[b] = m;
+        blockKey[b] = key;
+        blockSlot[b] = -1;
+        int hash = TopicTable.keyHash(key);
+        int slot = hash & slotMask;
+        for (int s; (s = slots[slot]) != 0; slot = (slot + 1) & slotMask) {
+            byte[] other = blockKey[s - 1];
+            if (other == key || Arrays.equals(other, key)) {
+                return false;
+            }
+        }
+        slots[slot] = b + 1;
+        blockSlot[b] = slot;
+        return true;
     }
 
     /**
@@ -184,6 +270,9 @@ public abstract class RequestSplitter<S extends RequestSkim> {
             }
         } finally {
             Arrays.fill(groupKey, 0, groupCount, null); // keep no reference to the caller's keys
+            for (int g = 0; g < groupCount; g++) {
+                slots[groupSlot[g]] = 0;                // the table is empty again without a fill
+            }
             groupCount = 0;
         }
     }
@@ -194,12 +283,16 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         if (nextInGroup.length < partitionCount) {
             nextInGroup = new int[Math.max(partitionCount, nextInGroup.length * 2)];
         }
+        sizeSlots(partitionCount);
+    }
+
+    /** Makes {@link #slots} at least twice as large as {@code partitionCount} (it is empty between splits). */
+    private void sizeSlots(int partitionCount) {
         int table = Math.max(16, Integer.highestOneBit(Math.max(1, partitionCount) * 2 - 1) << 1);
         if (slots.length < table) {
-            slots = new int[table];
+            slots = new int[table];                     // zeroed; each split clears the slots it used
         }
-        Arrays.fill(slots, 0, table, 0);
-        slotMask = table - 1;
+        slotMask = slots.length - 1;
     }
 
     /**
@@ -207,6 +300,14 @@ public abstract class RequestSplitter<S extends RequestSkim> {
      * when new. Keys are equal when their bytes are.
      */
     private int group(ByteBuf src, TopicTable topics, int t, byte[] key) {
+        if (key != null) {
+            // planners hand out one array per upstream key: a few groups are found by identity, unhashed
+            for (int g = Math.max(0, groupCount - 8); g < groupCount; g++) {
+                if (groupKey[g] == key) {
+                    return g;
+                }
+            }
+        }
         int hash = key != null ? TopicTable.keyHash(key) : TopicTable.keyHash(src, topics, t);
         int slot = hash & slotMask;
         for (int s; (s = slots[slot]) != 0; slot = (slot + 1) & slotMask) {
@@ -223,12 +324,14 @@ public abstract class RequestSplitter<S extends RequestSkim> {
             groupHead = Arrays.copyOf(groupHead, n);
             groupTail = Arrays.copyOf(groupTail, n);
             groupKey = Arrays.copyOf(groupKey, n);
+            groupSlot = Arrays.copyOf(groupSlot, n);
         }
         int g = groupCount++;
         groupTopic[g] = t;
         groupHash[g] = hash;
         groupSize[g] = 0;
         groupKey[g] = key;
+        groupSlot[g] = slot;
         slots[slot] = g + 1;
         return g;
     }
