@@ -46,7 +46,7 @@ public final class WeftProcess implements AutoCloseable {
     private final Path dir;
     private final Path config;
     private final String upstreamBootstrap;
-    /** The {@code clusters:}/{@code routers:} part and the virtual cluster's target; see {@link #woven}. */
+    /** The {@code clusters:}/{@code routers:} part and the virtual cluster's target; see {@link #woven}, {@link #partitionWoven}. */
     private final String upstreamYaml;
     private final String virtualTarget;
     private final int maxNodeId;
@@ -111,16 +111,72 @@ public final class WeftProcess implements AutoCloseable {
      */
     public static WeftProcess woven(List<String> names, List<String> bootstraps, List<String> prefixes, int brokersPerCluster,
                                     Path dir, List<String> jvmArgs, boolean quiet) {
+        return overRouter("topic-weave", names, bootstraps,
+                k -> "        naming: { prefix: \"" + prefixes.get(k) + "\" }\n", "", brokersPerCluster, dir, jvmArgs, quiet);
+    }
+
+    /**
+     * One segment of a logical topic of a {@code partition-weave} router: partitions {@code from}-{@code to}
+     * of the physical topic {@code topic} on route {@code route} (a single partition when {@code from == to}).
+     */
+    public record Segment(String route, String topic, int from, int to) {
+
+        public Segment {
+            if (from < 0 || to < from) {
+                throw new IllegalArgumentException("segment partitions " + from + "-" + to);
+            }
+        }
+
+        /** Its number of partitions. */
+        public int partitions() {
+            return to - from + 1;
+        }
+
+        /** The segment as the config writes it: {@code { route: a, topic: t, partitions: 3-5 }}. */
+        String yaml() {
+            return "{ route: " + route + ", topic: \"" + topic + "\", partitions: " + (from == to ? Integer.toString(from) : from + "-" + to) + " }";
+        }
+    }
+
+    /**
+     * Weft serving one <em>partition-woven</em> virtual cluster: a {@code partition-weave} router over the
+     * clusters {@code bootstraps} (route {@code names[k]} to cluster {@code k}, first route first: the
+     * group and transaction home) whose only visible topics are {@code topics}' logical topics, each its
+     * segments concatenated in order (virtual partition numbers; every Produce and Fetch partition is
+     * renumbered and renamed to its segment's physical one). The physical topics must exist, with the
+     * partitions the segments take, before {@link #start()}: Weft refuses to start otherwise. Node ids as for
+     * {@link #woven}.
+     */
+    public static WeftProcess partitionWoven(List<String> names, List<String> bootstraps, Map<String, List<Segment>> topics,
+                                             int brokersPerCluster, Path dir, List<String> jvmArgs, boolean quiet) {
+        StringBuilder t = new StringBuilder("    topics:\n");
+        topics.forEach((logical, segments) -> {
+            t.append("      \"").append(logical).append("\":\n");
+            segments.forEach(s -> t.append("        - ").append(s.yaml()).append('\n'));
+        });
+        return overRouter("partition-weave", names, bootstraps, k -> "", t.toString(), brokersPerCluster, dir, jvmArgs, quiet);
+    }
+
+    /**
+     * Weft whose virtual cluster targets one router ({@code weave}, of {@code type}) over the clusters
+     * {@code bootstraps}: route {@code names[k]} to cluster {@code k}, each route's lines followed by
+     * {@code routeExtra(k)} (indented 8), the router's own keys after the routes by {@code routerExtra}
+     * (indented 4). Broker {@code b} of route {@code k} is virtual node {@code b × N + k}.
+     */
+    private static WeftProcess overRouter(String type, List<String> names, List<String> bootstraps,
+                                          java.util.function.IntFunction<String> routeExtra, String routerExtra,
+                                          int brokersPerCluster, Path dir, List<String> jvmArgs, boolean quiet) {
         StringBuilder yaml = new StringBuilder("clusters:\n");
         for (int k = 0; k < names.size(); k++) {
             yaml.append("  ").append(names.get(k)).append(": { bootstrap: \"").append(bootstraps.get(k)).append("\" }\n");
         }
-        yaml.append("routers:\n  weave:\n    type: topic-weave\n    routes:\n");
+        yaml.append("routers:\n  weave:\n    type: ").append(type).append("\n    routes:\n");
         for (int k = 0; k < names.size(); k++) {
             yaml.append("      - name: ").append(names.get(k)).append("\n")
                     .append("        target: { cluster: ").append(names.get(k)).append(" }\n")
-                    .append("        naming: { prefix: \"").append(prefixes.get(k)).append("\" }\n");
+                    .append(routeExtra.apply(k));
         }
+        yaml.append(routerExtra);
         return new WeftProcess(bootstraps.get(0), yaml.toString(), "{ router: weave }",
                 brokersPerCluster * names.size() - 1, false, "", dir, jvmArgs, quiet);
     }

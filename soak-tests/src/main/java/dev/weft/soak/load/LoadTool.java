@@ -47,6 +47,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntUnaryOperator;
 
 /**
  * Side-by-side load: the same producer/consumer workload against several targets in one run
@@ -54,7 +55,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --weft-variant}, another such Weft process with other {@code server:} settings, {@code collapsed} =
  * Weft serving the cluster with {@code topology: collapsed} through one proxy node, {@code haproxy}
  * = HAProxy in TCP mode, {@code woven} / {@code woven-b} = Weft serving a topic-weave virtual cluster over
- * this cluster and a second one, {@code direct-b} = that second cluster's broker, {@code name=host:port}
+ * this cluster and a second one, {@code pwoven} = Weft serving a partition-weave virtual cluster over this
+ * cluster (one logical topic whose partitions are the physical topic's in rotated order), {@code direct-b} =
+ * that second cluster's broker, {@code name=host:port}
  * for any other bootstrap, or a {@code --peer} = another proxy already running, measured through its
  * process id), in interleaved slices
  * (A B C A B C ...) so that machine drift hits every target alike. Brokers run in forked JVMs (testkit),
@@ -74,7 +77,7 @@ public final class LoadTool {
             "mode", "rate", "out", "brokers", "partitions", "warmup", "weft-jvm-opts", "verbose", "broker-heap", "peer",
             "weft-variant");
     /** The targets the tool sets up itself; any other name is {@code name=host:port} or a {@code --peer}. */
-    static final Set<String> BUILT_IN = Set.of("direct", "direct-b", "weft", "collapsed", "haproxy", "woven", "woven-b");
+    static final Set<String> BUILT_IN = Set.of("direct", "direct-b", "weft", "collapsed", "haproxy", "woven", "woven-b", "pwoven");
     private static final String[] SCENARIOS = {"produce", "e2e", "consume"};
 
     /**
@@ -261,7 +264,7 @@ public final class LoadTool {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());
-            System.err.println("usage: load.sh [--targets direct,weft,weft:NAME,collapsed,haproxy,woven,woven-b,direct-b,NAME=HOST:PORT]"
+            System.err.println("usage: load.sh [--targets direct,weft,weft:NAME,collapsed,haproxy,woven,woven-b,pwoven,direct-b,NAME=HOST:PORT]"
                     + " [--mode max|fixed] [--rate N] [--record-bytes 1024]"
                     + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]"
                     + " [--weft-jvm-opts 'OPTS' (after the launcher's jvm.options)] [--peer " + Peer.SYNTAX + " (repeatable)]"
@@ -277,10 +280,17 @@ public final class LoadTool {
     /**
      * One target: where clients connect, which process (if any) is the proxy, the topic clients use and
      * the real topic behind it on {@code home} (the cluster it is created on; null for a bootstrap of the
-     * user's, whose topic is created through it), and the admin client that creates and trims that topic.
+     * user's, whose topic is created through it), and the admin client that creates and trims that topic;
+     * {@code physicalPartition} = the real topic's partition behind each partition clients use (the same
+     * number but for {@code pwoven}), {@code topicCreated} = the real topic exists already (created before
+     * the proxy started: {@code pwoven}).
      */
     private record Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home,
-                          Admin admin) {
+                          Admin admin, IntUnaryOperator physicalPartition, boolean topicCreated) {
+        Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home, Admin admin) {
+            this(name, bootstrap, proxyPid, topic, realTopic, home, admin, IntUnaryOperator.identity(), false);
+        }
+
         Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home) {
             this(name, bootstrap, proxyPid, topic, realTopic, home, home.admin());
         }
@@ -293,6 +303,26 @@ public final class LoadTool {
     /** Woven targets: the route names and prefixes of the woven virtual cluster (route 0 on the main cluster). */
     static final List<String> WOVEN_ROUTES = List.of("a", "b");
     static final List<String> WOVEN_PREFIXES = List.of("a.", "b.");
+    /** Target pwoven: its route (the main cluster) and its logical topic, the same name as the physical one. */
+    static final String PWOVEN_ROUTE = "a";
+    static final String PWOVEN_TOPIC = "load-pwoven";
+
+    /**
+     * The segments of the pwoven target's logical topic over the physical {@code topic} of {@code partitions}
+     * partitions, rotated so that every partition is renumbered: with k = partitions / 2, physical
+     * k..N-1 then 0..k-1 (virtual v = physical (v + k) mod N); one segment {@code 0} for one partition.
+     */
+    static List<WeftProcess.Segment> rotatedSegments(String route, String topic, int partitions) {
+        int k = partitions / 2;
+        return k == 0 ? List.of(new WeftProcess.Segment(route, topic, 0, partitions - 1))
+                : List.of(new WeftProcess.Segment(route, topic, k, partitions - 1), new WeftProcess.Segment(route, topic, 0, k - 1));
+    }
+
+    /** Virtual partition → physical partition of a logical topic made of {@code segments} (concatenated in order). */
+    static IntUnaryOperator physicalPartitions(List<WeftProcess.Segment> segments) {
+        int[] physical = segments.stream().flatMapToInt(s -> java.util.stream.IntStream.rangeClosed(s.from(), s.to())).toArray();
+        return v -> physical[v];
+    }
 
     /** Totals of one target and scenario over all its slices. */
     private static final class Totals {
@@ -352,6 +382,7 @@ public final class LoadTool {
         Map<String, Long> peakRss = new LinkedHashMap<>();
         WeftProcess woven = null;
         WeftProcess collapsed = null;
+        WeftProcess pwoven = null;
         // Every Weft process, stopped together (SIGTERM, up to 60 s each to write the class-data archive)
         // before the brokers stop.
         List<WeftProcess> wefts = new ArrayList<>();
@@ -380,6 +411,11 @@ public final class LoadTool {
                 wefts.add(woven);
                 woven.start();
             }
+            int rf = Math.min(3, o.brokers());
+            // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes): each
+            // slice first deletes the records before it (deleteRecords), and retention.bytes is only a
+            // backstop, far above one slice, so it never deletes the slice being re-read.
+            Map<String, String> topicConfig = Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20));
             List<Target> targets = new ArrayList<>();
             for (String t : o.targets()) {
                 String name = t.trim();
@@ -438,6 +474,22 @@ public final class LoadTool {
                                 WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
                         weftOf.put(name, woven);
                     }
+                    // partition-weave over the main cluster: the logical topic load-pwoven is the physical load-pwoven
+                    // in rotated order, so every Produce/Fetch partition is renumbered (and the topic renamed by
+                    // id) on the hot path. Weft checks each segment against the cluster at start, so the
+                    // physical topic is created first, directly on the cluster (CreateTopics through a
+                    // partition-weave router is refused).
+                    case "pwoven" -> {
+                        cluster.createTopic(PWOVEN_TOPIC, o.partitions(), rf, topicConfig);
+                        List<WeftProcess.Segment> segments = rotatedSegments(PWOVEN_ROUTE, PWOVEN_TOPIC, o.partitions());
+                        pwoven = WeftProcess.partitionWoven(List.of(PWOVEN_ROUTE), List.of(cluster.bootstrapServers()),
+                                Map.of(PWOVEN_TOPIC, segments), o.brokers(), tmp.resolve("pwoven"), weftJvm, !o.verbose());
+                        wefts.add(pwoven);
+                        pwoven.start();
+                        targets.add(new Target(name, pwoven.bootstrap(), pwoven.pid(), PWOVEN_TOPIC, PWOVEN_TOPIC, cluster,
+                                cluster.admin(), physicalPartitions(segments), true));
+                        weftOf.put(name, pwoven);
+                    }
                     // name=host:port, or a --peer (the same, measured through its process): the topic is created
                     // through that bootstrap, on whatever cluster it leads to.
                     default -> {
@@ -445,7 +497,7 @@ public final class LoadTool {
                         int eq = name.indexOf('=');
                         if (peer == null && eq <= 0) {
                             throw new IllegalArgumentException("target '" + name + "': use direct, weft, weft:NAME (a --weft-variant),"
-                                    + " collapsed, haproxy, woven, woven-b, direct-b, name=host:port or a --peer name");
+                                    + " collapsed, haproxy, woven, woven-b, pwoven, direct-b, name=host:port or a --peer name");
                         }
                         String n = peer != null ? peer.name() : name.substring(0, eq);
                         String bootstrap = peer != null ? peer.bootstrap() : name.substring(eq + 1);
@@ -457,13 +509,10 @@ public final class LoadTool {
                     }
                 }
             }
-            int rf = Math.min(3, o.brokers());
             for (Target t : targets) {
-                // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes): each
-                // slice first deletes the records before it (deleteRecords), and retention.bytes is only a
-                // backstop, far above one slice, so it never deletes the slice being re-read.
-                Map<String, String> topicConfig = Map.of("retention.bytes", Long.toString(8L << 30), "segment.bytes", Long.toString(128L << 20));
-                if (t.home() != null) {
+                if (t.topicCreated()) {
+                    // created on its cluster before its proxy started (pwoven), never through the proxy
+                } else if (t.home() != null) {
                     t.home().createTopic(t.realTopic(), o.partitions(), rf, topicConfig);
                 } else {
                     createTopicThrough(t, o.partitions(), topicConfig);
@@ -609,6 +658,16 @@ public final class LoadTool {
                         + " forked broker(s) each): route a = the main cluster (prefix a., producer-id home), route b = a second"
                         + " cluster (prefix b.); target woven uses a.load-woven (real load-woven on a), woven-b uses"
                         + " b.load-woven-b (real load-woven-b on b: producer ids translated)");
+            }
+            if (pwoven != null) {
+                List<WeftProcess.Segment> segments = rotatedSegments(PWOVEN_ROUTE, PWOVEN_TOPIC, o.partitions());
+                config.put("pwoven", "one Weft process serving a partition-weave virtual cluster over the main cluster (route "
+                        + PWOVEN_ROUTE + ", mirrored, port-per-broker): the only visible topic is the logical " + PWOVEN_TOPIC
+                        + " of " + o.partitions() + " partitions, segments " + segments.stream()
+                                .map(s -> s.from() == s.to() ? Integer.toString(s.from()) : s.from() + "-" + s.to()).toList()
+                        + " of the physical " + PWOVEN_TOPIC + " on the main cluster (virtual v = physical (v + "
+                        + o.partitions() / 2 + ") mod " + o.partitions() + "), created directly on that cluster before the"
+                        + " proxy started; every Produce/Fetch partition renumbered, fetch sessions declined");
             }
             if (collapsed != null) {
                 config.put("collapsed", "one Weft process serving the main cluster with topology: collapsed, one proxy node"
@@ -1246,12 +1305,17 @@ public final class LoadTool {
                 + partitions + " partitions after 30 s (" + seen + ")");
     }
 
-    /** Deletes the target's records before {@code offsets} (earlier slices) on its real topic; best effort. */
+    /**
+     * Deletes the target's records before {@code offsets} (earlier slices, by the partitions clients use) on
+     * its real topic, each at its physical partition (a partition keeps its offsets through a partition-weave
+     * router); best effort.
+     */
     private static void deleteBefore(Clients c, Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
         offsets.forEach((tp, offset) -> {
             if (offset > 0) {
-                delete.put(new TopicPartition(c.target.realTopic(), tp.partition()), RecordsToDelete.beforeOffset(offset));
+                delete.put(new TopicPartition(c.target.realTopic(), c.target.physicalPartition().applyAsInt(tp.partition())),
+                        RecordsToDelete.beforeOffset(offset));
             }
         });
         if (delete.isEmpty()) {

@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A few seconds per target: direct, weft, a Weft variant (epoll) and collapsed (and haproxy where it is
  * installed) all produce figures, the proxies their per-phase costs, the Weft targets their clients' request bytes; the collapsed target's slices carry the proxy's per-broker
- * sub-request counts; a {@code --peer} is measured like the proxies the tool starts.
+ * sub-request counts; a {@code --peer} is measured like the proxies the tool starts; the woven targets and the
+ * partition-woven one ({@code pwoven}) work like the others.
  */
 class LoadToolTest {
 
@@ -184,5 +185,88 @@ class LoadToolTest {
             }
         }
         assertTrue(((Map<String, Object>) report.get("config")).containsKey("woven"), "config names the woven setup");
+    }
+
+    /**
+     * The pwoven target: a partition-weave virtual cluster over the main cluster, its logical topic the physical
+     * one in rotated order (created on the cluster before the proxy, not through it); figures, counters and
+     * records all there.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("unchecked")
+    void partitionWovenTarget(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("load-pwoven.json");
+        LoadTool.run(LoadTool.Options.parse(new String[] {
+            "--targets", "direct,pwoven", "--duration", "3s", "--rounds", "1", "--warmup", "1s",
+            "--out", out.toString(), "--weft-jvm-opts", "-Xmx512m"}));
+        Report model = ReportJson.read(out);
+        assertEquals("load", model.kind());
+        Map<String, Object> report = Reports.read(out);
+        List<Map<String, Object>> results = (List<Map<String, Object>>) report.get("results");
+        for (String scenario : List.of("produce", "e2e", "consume")) {
+            Map<String, Object> r = results.stream()
+                    .filter(x -> "pwoven".equals(x.get("target")) && scenario.equals(x.get("scenario")))
+                    .findFirst().orElseThrow(() -> new AssertionError("no pwoven/" + scenario));
+            assertTrue(((Number) r.get("recordsPerSec")).doubleValue() > 0, r.toString());
+            assertNotNull(r.get("ratioToDirect"), r.toString());
+            Map<String, Object> proxy = (Map<String, Object>) r.get("proxy");
+            assertNotNull(proxy, r.toString());
+            assertTrue(((Number) proxy.get("cpuSecondsPerGB")).doubleValue() > 0, r.toString());
+            assertTrue(((Number) proxy.get("peakRssBytes")).longValue() > 0, r.toString());
+            assertPhase(scenario, (Map<String, Object>) proxy.get("phase"));
+        }
+        Map<String, Object> config = (Map<String, Object>) report.get("config");
+        assertTrue(String.valueOf(config.get("pwoven")).contains("segments [3-5, 0-2]"), String.valueOf(config.get("pwoven")));
+        assertTrue(((Map<String, Object>) config.get("weftCdsArchiveMapped")).containsKey("pwoven"), config.toString());
+        assertTrue(((Map<String, Object>) report.get("weftLogProblems")).containsKey("pwoven"), "its log lines are counted");
+        boolean measured = false;
+        for (Map<String, Object> slice : (List<Map<String, Object>>) report.get("slices")) {
+            assertEquals(0L, ((Number) slice.get("produceErrors")).longValue(), slice.toString());
+            assertEquals(0L, ((Number) slice.get("notConsumed")).longValue(), slice.toString());
+            assertEquals(0L, ((Number) slice.get("notReread")).longValue(), slice.toString());
+            if ("pwoven".equals(slice.get("target")) && !Boolean.TRUE.equals(slice.get("warmup"))) {
+                measured = true;
+                assertTrue(((Number) slice.get("acknowledged")).longValue() > 0, slice.toString());
+                assertEquals(slice.get("acknowledged"), slice.get("consumed"), slice.toString());
+                // the proxy's counters: client Produce/Fetch, sent on to route a's broker 0, no error
+                Map<String, Object> w = (Map<String, Object>) slice.get("weftCounters");
+                Map<String, Object> upstream = (Map<String, Object>) ((Map<String, Object>) w.get("upstreamRequests")).get("a/0");
+                assertNotNull(upstream, w.toString());
+                assertTrue(((Number) upstream.get("Produce")).longValue() > 0, w.toString());
+                assertTrue(((Number) upstream.get("Fetch")).longValue() > 0, w.toString());
+                assertTrue(((Number) ((Map<String, Object>) w.get("clientRequests")).get("Produce")).longValue() > 0, w.toString());
+                assertTrue(((Map<String, Object>) w.get("errors")).isEmpty(), w.toString());
+                assertTrue(((Number) w.get("fetchRequestBytesPerRequest")).doubleValue() > 0, w.toString());
+            }
+        }
+        assertTrue(measured, "a measured pwoven slice");
+        assertTrue(((List<String>) report.get("problems")).isEmpty(), report.get("problems").toString());
+    }
+
+    /** The rotated segments (every partition renumbered), their virtual → physical map, and a config Weft reads. */
+    @Test
+    void rotatedSegments(@TempDir Path dir) throws Exception {
+        assertEquals(List.of(new WeftProcess.Segment("a", "t", 3, 5), new WeftProcess.Segment("a", "t", 0, 2)),
+                LoadTool.rotatedSegments("a", "t", 6));
+        assertEquals(List.of(new WeftProcess.Segment("a", "t", 2, 4), new WeftProcess.Segment("a", "t", 0, 1)),
+                LoadTool.rotatedSegments("a", "t", 5));
+        assertEquals(List.of(new WeftProcess.Segment("a", "t", 0, 0)), LoadTool.rotatedSegments("a", "t", 1));
+        for (int n : new int[] {1, 2, 5, 6, 1000}) {
+            var physical = LoadTool.physicalPartitions(LoadTool.rotatedSegments("a", "t", n));
+            java.util.Set<Integer> seen = new java.util.HashSet<>();
+            for (int v = 0; v < n; v++) {
+                assertEquals((v + n / 2) % n, physical.applyAsInt(v), "n " + n + " virtual " + v);
+                seen.add(physical.applyAsInt(v));
+            }
+            assertEquals(n, seen.size(), "every physical partition once");
+        }
+        WeftProcess w = WeftProcess.partitionWoven(List.of("a"), List.of("127.0.0.1:9092"),
+                Map.of("load-pwoven", LoadTool.rotatedSegments("a", "load-pwoven", 6)), 3, dir, List.of(), true);
+        String yaml = java.nio.file.Files.readString(w.configFile());
+        assertTrue(yaml.contains("type: partition-weave"), yaml);
+        assertTrue(yaml.contains("- { route: a, topic: \"load-pwoven\", partitions: 3-5 }"), yaml);
+        assertTrue(yaml.contains("nodeIds: \"0-2\""), yaml);
+        dev.weft.proxy.config.ConfigLoader.parse(yaml, "pwoven.yaml"); // Weft's own reader accepts it
     }
 }
