@@ -740,6 +740,56 @@ class PartitionWeaveTest {
     }
 
     // ------------------------------------------------------------------------------------------------
+    // Transactions: confined to the home cluster (east, the router's first route)
+
+    @Test
+    @Order(15)
+    void aTransactionOnTheHomeSegmentCommitsAndOneTouchingTheOtherClustersSegmentIsRefusedWhole() throws Exception {
+        java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, "pw-east-tx");
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
+        List<String> committed = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p,
+                new org.apache.kafka.common.serialization.StringSerializer(), new org.apache.kafka.common.serialization.StringSerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int v = 0; v < 3; v++) {
+                for (int i = 0; i < 3; i++) {
+                    producer.send(new ProducerRecord<>(TOPIC, v, "k", "tx-committed-" + v + "-" + i));
+                    committed.add("tx-committed-" + v + "-" + i);
+                }
+            }
+            producer.commitTransaction();
+
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 0, "k", "tx-spanning-0"));
+            producer.send(new ProducerRecord<>(TOPIC, 3, "k", "tx-spanning-3")); // west's segment: not the home
+            org.apache.kafka.common.KafkaException refused = assertThrows(org.apache.kafka.common.KafkaException.class,
+                    producer::commitTransaction, "a transaction touching west's segment is refused");
+            producer.abortTransaction();
+
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(TOPIC, 1, "k", "tx-after"));
+            producer.commitTransaction();
+            committed.add("tx-after");
+            System.out.println("spanning transaction refused: " + refused);
+        }
+        List<String> expected = committed.stream().sorted().toList();
+        Poll.until(Duration.ofSeconds(30), "the committed records, read_committed directly on east",
+                () -> TopicWeaveTransactionsTest.readCommitted(east.bootstrapServers(), "orders", 3).stream()
+                        .filter(v -> v.startsWith("tx-")).sorted().toList().equals(expected),
+                () -> TopicWeaveTransactionsTest.readCommitted(east.bootstrapServers(), "orders", 3).stream()
+                        .filter(v -> v.startsWith("tx-")).toList().toString());
+        assertTrue(TopicWeaveTransactionsTest.readCommitted(west.bootstrapServers(), "orders-eu", 2).stream()
+                .noneMatch(v -> v.startsWith("tx-")), "nothing of any transaction on west");
+        assertEquals(expected, TopicWeaveTransactionsTest.readCommitted(bootstrap(), TOPIC, 5).stream()
+                .filter(v -> v.startsWith("tx-")).sorted().toList(), "read_committed through the proxy");
+    }
+
+    // ------------------------------------------------------------------------------------------------
     // 4. ListOffsets and DeleteRecords (late: it trims west's partition 1)
 
     @Test
