@@ -3,30 +3,21 @@ package dev.weft.routing.partitionweave;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import dev.weft.routing.GroupRouting;
 import dev.weft.routing.RealTopic;
 import dev.weft.routing.Router;
 import dev.weft.routing.TopicRouting;
-import dev.weft.routing.TransactionRouting;
 import dev.weft.routing.dag.ClusterTarget;
 import dev.weft.routing.dag.RouteSpec;
 import dev.weft.routing.dag.RouterSpec;
 import dev.weft.routing.dag.RoutingProblem;
-import dev.weft.routing.node.CollapsedNodes;
-import dev.weft.routing.node.NodeIdBijection;
 import dev.weft.routing.plan.Answer;
-import dev.weft.routing.plan.ColdPlanner;
-import dev.weft.routing.plan.Destination;
-import dev.weft.routing.plan.KnownPartitions;
 import dev.weft.routing.plan.Part;
-import dev.weft.routing.plan.PlanContext;
-import dev.weft.routing.plan.Step;
+import dev.weft.routing.plan.PlanDriver;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.IntBinaryOperator;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -99,8 +90,14 @@ final class WovenFixture {
         return ordersRouter().catalog(realTopics());
     }
 
-    static Driver driver() {
-        return new Driver(ordersRouter(), realTopics());
+    /** A planner driver over {@code orders} (groups and transactions homed on east). */
+    static PlanDriver driver() {
+        return driver(ordersRouter(), realTopics());
+    }
+
+    /** A planner driver over {@code router}'s catalog of {@code topicsByRoute}. */
+    static PlanDriver driver(Router router, List<List<RealTopic>> topicsByRoute) {
+        return new PlanDriver(router, ROUTES, topicsByRoute);
     }
 
     /** Fails when the message cannot be written in {@code version}. */
@@ -123,164 +120,5 @@ final class WovenFixture {
         return part -> part.route() == failedRoute
                 ? Answer.failed(Errors.NETWORK_EXCEPTION, "connection refused")
                 : Answer.of(respond.apply(part));
-    }
-
-    /**
-     * Runs a planner against the partition-weave router's catalog, groups and transactions (node ids
-     * through a {@link NodeIdBijection}), answering every part with a responder and recording the parts.
-     */
-    static final class Driver implements PlanContext {
-
-        record Outcome(ApiMessage response, boolean forwarded, List<Part> sent, List<String> refusals) {
-        }
-
-        private final TopicRouting topics;
-        private final GroupRouting groups;
-        private final TransactionRouting transactions;
-        private final NodeIdBijection bijection = new NodeIdBijection(ROUTES.size());
-        private final KnownPartitions knownPartitions = new KnownPartitions();
-        private final List<String> refusals = new ArrayList<>();
-        private int ownRoute = -1;
-        private CollapsedNodes collapsed;
-        private IntBinaryOperator leaders = (route, partition) -> -1;
-
-        Driver(Router router, List<List<RealTopic>> topicsByRoute) {
-            this.topics = router.catalog(topicsByRoute);
-            this.groups = router.groups();
-            this.transactions = router.transactions();
-        }
-
-        Driver ownRoute(int route) {
-            this.ownRoute = route;
-            return this;
-        }
-
-        /** Collapsed topology: real leaders by (route, real partition). */
-        Driver collapsed(CollapsedNodes nodes, IntBinaryOperator leaderOf) {
-            this.collapsed = nodes;
-            this.leaders = leaderOf;
-            return this;
-        }
-
-        Outcome run(ColdPlanner planner, ApiMessage request, short version, Function<Part, Answer> responder) {
-            List<Part> sent = new ArrayList<>();
-            refusals.clear();
-            Step step = planner.plan(request, version, this);
-            for (int guard = 0; guard < 100; guard++) {
-                switch (step) {
-                    case Step.Respond r -> {
-                        return new Outcome(r.body(), false, sent, List.copyOf(refusals));
-                    }
-                    case Step.Forward f -> {
-                        return new Outcome(null, true, sent, List.copyOf(refusals));
-                    }
-                    case Step.Send s -> {
-                        List<Answer> answers = new ArrayList<>();
-                        for (Part p : s.parts()) {
-                            if (p.to() instanceof Destination.OwnBroker && p.route() != ownRoute) {
-                                throw new AssertionError("part to OWN broker of route " + p.route()
-                                        + " but the connection is bound to route " + ownRoute);
-                            }
-                            // every part must be writable in its version, as the proxy will write it
-                            MessageUtil.toByteBufferAccessor(p.body(), p.version());
-                            sent.add(p);
-                            answers.add(responder.apply(p));
-                        }
-                        step = s.then().apply(answers);
-                    }
-                }
-            }
-            throw new AssertionError("plan did not finish in 100 steps");
-        }
-
-        @Override
-        public TopicRouting topics() {
-            return topics;
-        }
-
-        @Override
-        public GroupRouting groups() {
-            return groups;
-        }
-
-        @Override
-        public TransactionRouting transactions() {
-            return transactions;
-        }
-
-        @Override
-        public int routeCount() {
-            return ROUTES.size();
-        }
-
-        @Override
-        public String routeName(int route) {
-            return ROUTES.get(route);
-        }
-
-        @Override
-        public int ownRoute() {
-            return ownRoute;
-        }
-
-        @Override
-        public int toVirtualNodeId(int route, int realNodeId) {
-            return bijection.toVirtual(route, realNodeId);
-        }
-
-        @Override
-        public int routeOfVirtualNodeId(int virtualNodeId) {
-            return bijection.routeOf(virtualNodeId);
-        }
-
-        @Override
-        public int realNodeId(int virtualNodeId) {
-            return bijection.realNodeId(virtualNodeId);
-        }
-
-        @Override
-        public String brokerHost(int virtualNodeId) {
-            return "weft";
-        }
-
-        @Override
-        public int brokerPort(int virtualNodeId) {
-            return 9000 + virtualNodeId;
-        }
-
-        @Override
-        public String virtualClusterId() {
-            return "virtual-cluster-id";
-        }
-
-        @Override
-        public String virtualClusterName() {
-            return "main";
-        }
-
-        @Override
-        public short maxVersion(short apiKey) {
-            return org.apache.kafka.common.protocol.ApiKeys.forId(apiKey).latestVersion();
-        }
-
-        @Override
-        public CollapsedNodes collapsedNodes() {
-            return collapsed;
-        }
-
-        @Override
-        public int leaderOf(int route, String realTopic, int partition) {
-            return leaders.applyAsInt(route, partition);
-        }
-
-        @Override
-        public KnownPartitions knownPartitions() {
-            return knownPartitions;
-        }
-
-        @Override
-        public void logRefusal(String message) {
-            refusals.add(message);
-        }
     }
 }

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.routing.RealTopic;
+import dev.weft.routing.plan.PlanDriver;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Part;
 import dev.weft.routing.plan.Planners;
@@ -84,7 +85,7 @@ class WovenGroupPlanningTest {
     @Test
     void offsetCommitValidatesOnEastAndSendsWestsPartitionsAsASimpleCommitRenumbered() {
         short v = 9;
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), commit(ALL), v,
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), commit(ALL), v,
                 committing(-1, Errors.NONE));
         assertEquals(List.of(EAST, WEST), out.sent().stream().map(Part::route).toList());
         OffsetCommitRequestData home = body(out.sent().get(0));
@@ -104,7 +105,7 @@ class WovenGroupPlanningTest {
 
     @Test
     void aFencedGenerationOnEastRefusesEveryPartitionIncludingWests() {
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), commit(ALL), (short) 9,
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), commit(ALL), (short) 9,
                 committing(EAST, Errors.ILLEGAL_GENERATION));
         assertEquals(List.of(EAST), out.sent().stream().map(Part::route).toList(), "nothing committed on west");
         assertEquals(every(Errors.ILLEGAL_GENERATION, ALL), commitErrors((OffsetCommitResponseData) out.response()));
@@ -116,7 +117,7 @@ class WovenGroupPlanningTest {
         Uuid ordersId = driver().topics().resolve("orders").virtualId();
         OffsetCommitRequestData req = commit(ALL);
         req.topics().getFirst().setName("").setTopicId(ordersId);
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), req, v10, part ->
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_COMMIT.id), req, v10, part ->
                 part.route() == WEST ? Answer.failed(Errors.NETWORK_EXCEPTION, "down") : committing(-1, Errors.NONE).apply(part));
         assertEquals(EAST_ORDERS, ((OffsetCommitRequestData) body(out.sent().get(0))).topics().getFirst().topicId());
         assertEquals(WEST_ORDERS, ((OffsetCommitRequestData) body(out.sent().get(1))).topics().getFirst().topicId());
@@ -179,7 +180,7 @@ class WovenGroupPlanningTest {
         OffsetFetchRequestData req = new OffsetFetchRequestData().setGroups(List.of(new OffsetFetchRequestData.OffsetFetchRequestGroup()
                 .setGroupId("g").setTopics(List.of(new OffsetFetchRequestData.OffsetFetchRequestTopics().setName("orders")
                         .setPartitionIndexes(List.of(4, 0, 3, 2, 1))))));
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_FETCH.id), req, v,
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_FETCH.id), req, v,
                 WovenGroupPlanningTest::fetched);
         assertEquals(List.of(EAST, WEST), out.sent().stream().map(Part::route).toList());
         OffsetFetchRequestData.OffsetFetchRequestTopics west = ((OffsetFetchRequestData) body(out.sent().get(1))).groups().getFirst()
@@ -199,7 +200,7 @@ class WovenGroupPlanningTest {
         for (short v : new short[] {9, 10}) {
             OffsetFetchRequestData req = new OffsetFetchRequestData().setGroups(List.of(
                     new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId("g").setTopics(null)));
-            WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_FETCH.id), req, v,
+            PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(ApiKeys.OFFSET_FETCH.id), req, v,
                     WovenGroupPlanningTest::fetched);
             assertEquals(2, out.sent().size(), "v" + v);
             OffsetFetchResponseData resp = writable((OffsetFetchResponseData) out.response(), v);
@@ -217,8 +218,8 @@ class WovenGroupPlanningTest {
     // ---- transactions: the home route is east; a second segment of east's orders makes renumbering visible
 
     /** orders = east orders 0-1 (virtual 0-1) + east orders 4-5 (virtual 2-3) + west orders-eu 0-1 (virtual 4-5). */
-    private static WovenFixture.Driver splitDriver() {
-        return new WovenFixture.Driver(WovenFixture.router(config("orders", List.of(seg("east", "orders", "0-1"),
+    private static PlanDriver splitDriver() {
+        return WovenFixture.driver(WovenFixture.router(config("orders", List.of(seg("east", "orders", "0-1"),
                 seg("east", "orders", "4-5"), seg("west", "orders-eu", "0-1")))), List.of(
                 List.of(new RealTopic("orders", EAST_ORDERS, 6)), List.of(new RealTopic("orders-eu", WEST_ORDERS, 2)))).ownRoute(EAST);
     }
@@ -243,7 +244,7 @@ class WovenGroupPlanningTest {
     @Test
     void txnOffsetCommitNamingAPartitionOfAnotherRouteIsAbortable() {
         short v = 3;
-        WovenFixture.Driver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.TXN_OFFSET_COMMIT.id), txnCommit(0, 4), v,
+        PlanDriver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.TXN_OFFSET_COMMIT.id), txnCommit(0, 4), v,
                 WovenGroupPlanningTest::txnCommitted);
         assertEquals(List.of(), out.sent());
         TxnOffsetCommitResponseData resp = (TxnOffsetCommitResponseData) out.response();
@@ -255,7 +256,7 @@ class WovenGroupPlanningTest {
     @Test
     void txnOffsetCommitOfHomePartitionsGoesHomeRenumbered() {
         short v = 3;
-        WovenFixture.Driver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.TXN_OFFSET_COMMIT.id), txnCommit(0, 3, 2), v,
+        PlanDriver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.TXN_OFFSET_COMMIT.id), txnCommit(0, 3, 2), v,
                 WovenGroupPlanningTest::txnCommitted);
         assertEquals(1, out.sent().size());
         assertEquals(EAST, out.sent().getFirst().route());
@@ -304,7 +305,7 @@ class WovenGroupPlanningTest {
 
     @Test
     void addPartitionsToTxnNamingAPartitionOfAnotherRouteIsAbortable() {
-        WovenFixture.Driver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.ADD_PARTITIONS_TO_TXN.id), addPartitions(1, 5),
+        PlanDriver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.ADD_PARTITIONS_TO_TXN.id), addPartitions(1, 5),
                 (short) 3, WovenGroupPlanningTest::added);
         assertEquals(List.of(), out.sent());
         Map<Integer, Errors> errors = addErrors((AddPartitionsToTxnResponseData) out.response());
@@ -315,7 +316,7 @@ class WovenGroupPlanningTest {
     @Test
     void addPartitionsToTxnOfHomePartitionsGoesHomeRenumbered() {
         short v = 3;
-        WovenFixture.Driver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.ADD_PARTITIONS_TO_TXN.id), addPartitions(3, 1, 2),
+        PlanDriver.Outcome out = splitDriver().run(Planners.forApi(ApiKeys.ADD_PARTITIONS_TO_TXN.id), addPartitions(3, 1, 2),
                 v, WovenGroupPlanningTest::added);
         assertEquals(1, out.sent().size());
         assertEquals(EAST, out.sent().getFirst().route());
@@ -338,7 +339,7 @@ class WovenGroupPlanningTest {
         short v = 0;
         ConsumerGroupHeartbeatRequestData req = new ConsumerGroupHeartbeatRequestData().setGroupId("g").setMemberId("m")
                 .setMemberEpoch(0).setRebalanceTimeoutMs(1000).setSubscribedTopicNames(List.of("orders")).setTopicPartitions(List.of());
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(req.apiKey()), req, v,
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(Planners.forApi(req.apiKey()), req, v,
                 part -> Answer.of(new ConsumerGroupHeartbeatResponseData()));
         assertEquals(List.of(), out.sent());
         ConsumerGroupHeartbeatResponseData resp = writable((ConsumerGroupHeartbeatResponseData) out.response(), v);

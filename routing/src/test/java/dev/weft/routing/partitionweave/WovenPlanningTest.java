@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.weft.routing.node.CollapsedNodes;
 import dev.weft.routing.node.NodeIdBijection;
 import dev.weft.routing.node.ProxyNode;
+import dev.weft.routing.plan.PlanDriver;
 import dev.weft.routing.plan.Destination;
 import dev.weft.routing.plan.Part;
 import dev.weft.routing.plan.Planners;
@@ -132,7 +133,7 @@ class WovenPlanningTest {
     @Test
     void listOffsetsIsSplitPerSegmentAndAnsweredUnderVirtualPartitions() {
         short v = 8;
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id),
+        PlanDriver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id),
                 listOffsets(ALL), v, failing(-1, WovenPlanningTest::listOffsetsAnswer));
         assertPartsRenumbered(out.sent(), WovenPlanningTest::listOffsetsSent);
         ListOffsetsResponseData resp = writable((ListOffsetsResponseData) out.response(), v);
@@ -142,14 +143,14 @@ class WovenPlanningTest {
     @Test
     void listOffsetsWithAFailedRouteErrsOnlyThatRoutesPartitions() {
         short v = 8;
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id),
+        PlanDriver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id),
                 listOffsets(ALL), v, failing(WEST, WovenPlanningTest::listOffsetsAnswer));
         assertEquals(expectedAll(Errors.NETWORK_EXCEPTION, -1), listOffsetsSeen((ListOffsetsResponseData) out.response()));
     }
 
     @Test
     void listOffsetsBoundToEastRefusesWestsPartitionsAsLedElsewhereAndUnknownPartitionsUnknown() {
-        WovenFixture.Driver.Outcome out = driver().ownRoute(EAST).run(
+        PlanDriver.Outcome out = driver().ownRoute(EAST).run(
                 Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id), listOffsets(List.of(4, 0, 7)), (short) 8,
                 failing(-1, WovenPlanningTest::listOffsetsAnswer));
         assertEquals(1, out.sent().size());
@@ -164,7 +165,7 @@ class WovenPlanningTest {
     @Test
     void listOffsetsCollapsedGoesToEachRealLeader() {
         CollapsedNodes nodes = CollapsedNodes.of("virtualClusters.main.nodes", List.of(new ProxyNode(0, "proxy-0", 9092, "az1")));
-        WovenFixture.Driver.Outcome out = driver().collapsed(nodes, (route, partition) -> 1 + partition % 2).run(
+        PlanDriver.Outcome out = driver().collapsed(nodes, (route, partition) -> 1 + partition % 2).run(
                 Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.LIST_OFFSETS.id), listOffsets(ALL), (short) 8,
                 failing(-1, WovenPlanningTest::listOffsetsAnswer));
         Map<String, List<Integer>> byTarget = new TreeMap<>();
@@ -186,7 +187,7 @@ class WovenPlanningTest {
         topics.add(new OffsetForLeaderEpochRequestData.OffsetForLeaderTopic().setTopic("orders").setPartitions(ALL.stream()
                 .map(p -> new OffsetForLeaderEpochRequestData.OffsetForLeaderPartition().setPartition(p).setLeaderEpoch(3)).toList()));
         OffsetForLeaderEpochRequestData req = new OffsetForLeaderEpochRequestData().setReplicaId(-1).setTopics(topics);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(WEST, part -> {
+        PlanDriver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(WEST, part -> {
             OffsetForLeaderEpochRequestData r = body(part);
             OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResultCollection results = new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResultCollection();
             r.topics().forEach(t -> results.add(new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult().setTopic(t.topic())
@@ -237,7 +238,7 @@ class WovenPlanningTest {
     @Test
     void deleteRecordsIsSplitAndRenumberedBothWays() {
         short v = 2;
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.DELETE_RECORDS.id),
+        PlanDriver.Outcome out = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.DELETE_RECORDS.id),
                 deleteRecords(ALL), v, failing(-1, WovenPlanningTest::deleteRecordsAnswer));
         assertPartsRenumbered(out.sent(), part -> {
             Map<String, List<Integer>> m = new TreeMap<>();
@@ -259,12 +260,12 @@ class WovenPlanningTest {
 
     @Test
     void deleteRecordsWithAFailedRouteAndCollapsedLeaders() {
-        WovenFixture.Driver.Outcome failed = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.DELETE_RECORDS.id),
+        PlanDriver.Outcome failed = driver().run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.DELETE_RECORDS.id),
                 deleteRecords(ALL), (short) 2, failing(WEST, WovenPlanningTest::deleteRecordsAnswer));
         assertEquals(expectedAll(Errors.NETWORK_EXCEPTION, -1), deleteRecordsSeen((DeleteRecordsResponseData) failed.response()));
 
         CollapsedNodes nodes = CollapsedNodes.of("virtualClusters.main.nodes", List.of(new ProxyNode(0, "proxy-0", 9092, "az1")));
-        WovenFixture.Driver.Outcome collapsed = driver().collapsed(nodes, (route, partition) -> route == EAST ? 1 + partition % 2 : 5)
+        PlanDriver.Outcome collapsed = driver().collapsed(nodes, (route, partition) -> route == EAST ? 1 + partition % 2 : 5)
                 .run(Planners.forApi(org.apache.kafka.common.protocol.ApiKeys.DELETE_RECORDS.id), deleteRecords(ALL), (short) 2,
                         failing(-1, WovenPlanningTest::deleteRecordsAnswer));
         assertEquals(3, collapsed.sent().size(), "east leaders 1 and 2, west leader 5");
@@ -279,7 +280,7 @@ class WovenPlanningTest {
         DescribeProducersRequestData.TopicRequestCollection topics = new DescribeProducersRequestData.TopicRequestCollection();
         topics.add(new DescribeProducersRequestData.TopicRequest().setName("orders").setPartitionIndexes(ALL));
         DescribeProducersRequestData req = new DescribeProducersRequestData().setTopics(topics);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(WEST, part -> {
+        PlanDriver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(WEST, part -> {
             DescribeProducersRequestData r = body(part);
             return new DescribeProducersResponseData().setTopics(r.topics().stream().map(t -> new DescribeProducersResponseData.TopicResponse()
                     .setName(t.name()).setPartitions(t.partitionIndexes().stream().map(p -> new DescribeProducersResponseData.PartitionResponse()
@@ -321,7 +322,7 @@ class WovenPlanningTest {
         ElectLeadersRequestData.TopicPartitionsCollection tps = new ElectLeadersRequestData.TopicPartitionsCollection();
         tps.add(new ElectLeadersRequestData.TopicPartitions().setTopic("orders").setPartitions(List.of(1, 4, 3, 9)));
         ElectLeadersRequestData req = new ElectLeadersRequestData().setElectionType((byte) 0).setTimeoutMs(1000).setTopicPartitions(tps);
-        WovenFixture.Driver.Outcome out = driver().ownRoute(WEST).run(Planners.forApi(req.apiKey()), req, v,
+        PlanDriver.Outcome out = driver().ownRoute(WEST).run(Planners.forApi(req.apiKey()), req, v,
                 failing(-1, WovenPlanningTest::electAnswer));
         assertEquals(List.of(EAST, WEST), out.sent().stream().map(Part::route).toList(), "any broker of each route");
         assertEquals(List.of(1), ((ElectLeadersRequestData) body(out.sent().get(0))).topicPartitions().iterator().next().partitions());
@@ -339,7 +340,7 @@ class WovenPlanningTest {
     @Test
     void electLeadersForAllPartitionsLeavesWovenTopicsOutRatherThanMisnamingThem() {
         ElectLeadersRequestData req = new ElectLeadersRequestData().setElectionType((byte) 0).setTimeoutMs(1000).setTopicPartitions(null);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, (short) 2,
+        PlanDriver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, (short) 2,
                 failing(-1, WovenPlanningTest::electAnswer));
         assertEquals(2, out.sent().size(), "every route elects its partitions");
         ElectLeadersResponseData resp = (ElectLeadersResponseData) out.response();
@@ -359,7 +360,7 @@ class WovenPlanningTest {
         }
         AlterPartitionReassignmentsRequestData req = new AlterPartitionReassignmentsRequestData().setTimeoutMs(1000)
                 .setTopics(List.of(new ReassignableTopic().setName("orders").setPartitions(partitions)));
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(-1, part -> {
+        PlanDriver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(-1, part -> {
             AlterPartitionReassignmentsRequestData r = body(part);
             return new AlterPartitionReassignmentsResponseData().setResponses(r.topics().stream().map(t -> new ReassignableTopicResponse()
                     .setName(t.name()).setPartitions(t.partitions().stream().map(p -> new ReassignablePartitionResponse()
@@ -387,7 +388,7 @@ class WovenPlanningTest {
         short v = 0;
         ListPartitionReassignmentsRequestData req = new ListPartitionReassignmentsRequestData().setTimeoutMs(1000).setTopics(List.of(
                 new ListPartitionReassignmentsRequestData.ListPartitionReassignmentsTopics().setName("orders").setPartitionIndexes(ALL)));
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(-1, part -> {
+        PlanDriver.Outcome out = driver().run(Planners.forApi(req.apiKey()), req, v, failing(-1, part -> {
             ListPartitionReassignmentsRequestData r = body(part);
             // only real partition 1 of each route is being reassigned
             return new ListPartitionReassignmentsResponseData().setTopics(r.topics().stream().map(t ->

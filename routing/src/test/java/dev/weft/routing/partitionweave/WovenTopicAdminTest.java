@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.weft.routing.plan.PlanDriver;
 import dev.weft.routing.plan.Answer;
 import dev.weft.routing.plan.Part;
 import dev.weft.routing.plan.Planners;
@@ -50,7 +51,7 @@ class WovenTopicAdminTest {
         topics.add(new CreateTopicsRequestData.CreatableTopic().setName("orders").setNumPartitions(3).setReplicationFactor((short) 1));
         topics.add(new CreateTopicsRequestData.CreatableTopic().setName("payments").setNumPartitions(3).setReplicationFactor((short) 1));
         CreateTopicsRequestData req = new CreateTopicsRequestData().setTopics(topics).setTimeoutMs(1000);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(ApiKeys.CREATE_TOPICS.id), req, v, NEVER);
+        PlanDriver.Outcome out = driver().run(Planners.forApi(ApiKeys.CREATE_TOPICS.id), req, v, NEVER);
         CreateTopicsResponseData resp = writable((CreateTopicsResponseData) out.response(), v);
         CreateTopicsResponseData.CreatableTopicResult orders = resp.topics().find("orders");
         assertError(Errors.POLICY_VIOLATION, orders.errorCode());
@@ -69,7 +70,7 @@ class WovenTopicAdminTest {
                     ? new DeleteTopicsRequestData().setTopics(List.of(new DeleteTopicsRequestData.DeleteTopicState().setName("orders"),
                             new DeleteTopicsRequestData.DeleteTopicState().setName(null).setTopicId(ordersId)))
                     : new DeleteTopicsRequestData().setTopicNames(List.of("orders"));
-            WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(ApiKeys.DELETE_TOPICS.id), req, v, NEVER);
+            PlanDriver.Outcome out = driver().run(Planners.forApi(ApiKeys.DELETE_TOPICS.id), req, v, NEVER);
             DeleteTopicsResponseData resp = writable((DeleteTopicsResponseData) out.response(), v);
             assertEquals(v >= 6 ? 2 : 1, resp.responses().size(), "v" + v);
             for (DeleteTopicsResponseData.DeletableTopicResult r : resp.responses()) {
@@ -86,7 +87,7 @@ class WovenTopicAdminTest {
         CreatePartitionsRequestData.CreatePartitionsTopicCollection topics = new CreatePartitionsRequestData.CreatePartitionsTopicCollection();
         topics.add(new CreatePartitionsRequestData.CreatePartitionsTopic().setName("orders").setCount(8).setAssignments(null));
         CreatePartitionsRequestData req = new CreatePartitionsRequestData().setTopics(topics).setTimeoutMs(1000);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(ApiKeys.CREATE_PARTITIONS.id), req, v, NEVER);
+        PlanDriver.Outcome out = driver().run(Planners.forApi(ApiKeys.CREATE_PARTITIONS.id), req, v, NEVER);
         CreatePartitionsResponseData resp = writable((CreatePartitionsResponseData) out.response(), v);
         assertEquals(1, resp.results().size());
         assertEquals("orders", resp.results().getFirst().name());
@@ -95,8 +96,8 @@ class WovenTopicAdminTest {
     }
 
     /** orders = west orders-eu 0-1 (virtual 0-1) + east orders 0-2 (virtual 2-4): its first segment is west's. */
-    private static WovenFixture.Driver westFirst() {
-        return new WovenFixture.Driver(WovenFixture.router(config("orders", List.of(seg("west", "orders-eu", "0-1"),
+    private static PlanDriver westFirst() {
+        return WovenFixture.driver(WovenFixture.router(config("orders", List.of(seg("west", "orders-eu", "0-1"),
                 seg("east", "orders", "0-2")))), WovenFixture.realTopics());
     }
 
@@ -105,7 +106,7 @@ class WovenTopicAdminTest {
         short v = 4;
         DescribeConfigsRequestData req = new DescribeConfigsRequestData().setResources(List.of(new DescribeConfigsRequestData
                 .DescribeConfigsResource().setResourceType((byte) 2).setResourceName("orders").setConfigurationKeys(null)));
-        WovenFixture.Driver.Outcome out = westFirst().run(Planners.forApi(ApiKeys.DESCRIBE_CONFIGS.id), req, v, part -> {
+        PlanDriver.Outcome out = westFirst().run(Planners.forApi(ApiKeys.DESCRIBE_CONFIGS.id), req, v, part -> {
             DescribeConfigsRequestData r = body(part);
             return Answer.of(new DescribeConfigsResponseData().setResults(r.resources().stream().map(res ->
                     new DescribeConfigsResponseData.DescribeConfigsResult().setResourceType(res.resourceType())
@@ -141,7 +142,7 @@ class WovenTopicAdminTest {
         resources.add(new IncrementalAlterConfigsRequestData.AlterConfigsResource().setResourceType((byte) 2).setResourceName("orders")
                 .setConfigs(configs));
         IncrementalAlterConfigsRequestData req = new IncrementalAlterConfigsRequestData().setResources(resources);
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(ApiKeys.INCREMENTAL_ALTER_CONFIGS.id), req, v, NEVER);
+        PlanDriver.Outcome out = driver().run(Planners.forApi(ApiKeys.INCREMENTAL_ALTER_CONFIGS.id), req, v, NEVER);
         IncrementalAlterConfigsResponseData resp = writable((IncrementalAlterConfigsResponseData) out.response(), v);
         assertEquals(1, resp.responses().size());
         assertEquals("orders", resp.responses().getFirst().resourceName());
@@ -154,7 +155,7 @@ class WovenTopicAdminTest {
         DeleteTopicsRequestData req = new DeleteTopicsRequestData().setTopics(List.of(
                 new DeleteTopicsRequestData.DeleteTopicState().setName("orders-eu"),
                 new DeleteTopicsRequestData.DeleteTopicState().setName(null).setTopicId(WEST_ORDERS)));
-        WovenFixture.Driver.Outcome out = driver().run(Planners.forApi(ApiKeys.DELETE_TOPICS.id), req, (short) 6, NEVER);
+        PlanDriver.Outcome out = driver().run(Planners.forApi(ApiKeys.DELETE_TOPICS.id), req, (short) 6, NEVER);
         DeleteTopicsResponseData resp = (DeleteTopicsResponseData) out.response();
         assertError(Errors.UNKNOWN_TOPIC_OR_PARTITION, resp.responses().find("orders-eu").errorCode());
         List<DeleteTopicsResponseData.DeletableTopicResult> byId = resp.responses().stream()

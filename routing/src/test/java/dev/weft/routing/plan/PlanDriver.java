@@ -15,7 +15,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 /**
  * Runs a {@link ColdPlanner} to its end for tests: every {@link Step.Send} part is answered by a
  * responder (a function playing the routes' brokers with real-shaped response bodies), and the parts
- * sent are recorded. The context is a real {@link TopicCatalog} over the given routes and topics,
+ * sent are recorded (each must be writable in its version). The context is a real {@link TopicCatalog}
+ * over the given routes and topics (or any router's catalog),
  * node ids through a {@link NodeIdBijection}, gateway host {@code weft} and port {@code 9000 + id}.
  */
 public final class PlanDriver implements PlanContext {
@@ -44,6 +45,15 @@ public final class PlanDriver implements PlanContext {
                 new dev.weft.routing.dag.RouterSpec("w", "topic-weave", routeNames.stream()
                         .map(n -> new dev.weft.routing.dag.RouteSpec(n, new dev.weft.routing.dag.ClusterTarget(n)))
                         .toList(), settings), new ArrayList<>());
+        this.groups = router.groups();
+        this.transactions = router.transactions();
+    }
+
+    /** The same over any router of these routes: its catalog of {@code topicsByRoute}, its homes. */
+    public PlanDriver(dev.weft.routing.Router router, List<String> routeNames, List<List<RealTopic>> topicsByRoute) {
+        this.routeNames = List.copyOf(routeNames);
+        this.topics = router.catalog(topicsByRoute);
+        this.bijection = new NodeIdBijection(routeNames.size());
         this.groups = router.groups();
         this.transactions = router.transactions();
     }
@@ -95,6 +105,8 @@ public final class PlanDriver implements PlanContext {
                             throw new AssertionError("part to OWN broker of route " + p.route()
                                     + " but the connection is bound to route " + ownRoute);
                         }
+                        // every part must be writable in its version, as the proxy will write it
+                        org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(p.body(), p.version());
                         sent.add(p);
                         answers.add(responder.apply(p));
                     }
