@@ -34,17 +34,10 @@ final class AddPartitionsToTxnPlanner implements ColdPlanner {
     static final PartitionLists<AddPartitionsToTxnTopic, AddPartitionsToTxnTopicResult> PARTITIONS = new PartitionLists<>(
             AddPartitionsToTxnTopic::partitions,
             (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), f)),
-            (t, f) -> {
-                AddPartitionsToTxnPartitionResultCollection out = new AddPartitionsToTxnPartitionResultCollection();
-                for (AddPartitionsToTxnPartitionResult p : t.resultsByPartition()) {
-                    int q = f.applyAsInt(p.partitionIndex());
-                    if (q >= 0) {
-                        out.add(p.duplicate().setPartitionIndex(q));
-                    }
-                }
-                t.setResultsByPartition(out);
-            },
-            (into, from) -> from.resultsByPartition().forEach(p -> into.resultsByPartition().add(p.duplicate())));
+            PartitionLists.renumberCollection(AddPartitionsToTxnTopicResult::resultsByPartition,
+                    AddPartitionsToTxnTopicResult::setResultsByPartition, AddPartitionsToTxnPartitionResultCollection::new,
+                    AddPartitionsToTxnPartitionResult::partitionIndex, AddPartitionsToTxnPartitionResult::setPartitionIndex),
+            PartitionLists.appendCollection(AddPartitionsToTxnTopicResult::resultsByPartition));
 
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {

@@ -83,18 +83,11 @@ final class DeleteRecordsPlanner extends TopicListPlanner<DeleteRecordsRequestDa
             (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
                     DeleteRecordsRequestData.DeleteRecordsPartition::partitionIndex,
                     DeleteRecordsRequestData.DeleteRecordsPartition::setPartitionIndex, f)),
-            (t, f) -> {
-                DeleteRecordsResponseData.DeleteRecordsPartitionResultCollection out =
-                        new DeleteRecordsResponseData.DeleteRecordsPartitionResultCollection();
-                for (DeleteRecordsResponseData.DeleteRecordsPartitionResult p : t.partitions()) {
-                    int q = f.applyAsInt(p.partitionIndex());
-                    if (q >= 0) {
-                        out.add(p.duplicate().setPartitionIndex(q));
-                    }
-                }
-                t.setPartitions(out);
-            },
-            (into, from) -> from.partitions().forEach(p -> into.partitions().add(p.duplicate())));
+            PartitionLists.renumberCollection(DeleteRecordsTopicResult::partitions, DeleteRecordsTopicResult::setPartitions,
+                    DeleteRecordsResponseData.DeleteRecordsPartitionResultCollection::new,
+                    DeleteRecordsResponseData.DeleteRecordsPartitionResult::partitionIndex,
+                    DeleteRecordsResponseData.DeleteRecordsPartitionResult::setPartitionIndex),
+            PartitionLists.appendCollection(DeleteRecordsTopicResult::partitions));
 
     @Override
     PartitionLists<DeleteRecordsTopic, DeleteRecordsTopicResult> partitionLists() {

@@ -75,13 +75,10 @@ final class DescribeProducersPlanner extends TopicListPlanner<DescribeProducersR
         entry.setPartitionIndexes(new ArrayList<>(entry.partitionIndexes().stream().filter(keep::contains).toList()));
     }
 
-    static final PartitionLists<TopicRequest, TopicResponse> PARTITIONS = new PartitionLists<>(
-            TopicRequest::partitionIndexes,
-            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
-            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
-                    DescribeProducersResponseData.PartitionResponse::partitionIndex,
-                    DescribeProducersResponseData.PartitionResponse::setPartitionIndex, f)),
-            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+    static final PartitionLists<TopicRequest, TopicResponse> PARTITIONS = PartitionLists.ofIndexes(
+            TopicRequest::partitionIndexes, TopicRequest::setPartitionIndexes, TopicResponse::partitions, TopicResponse::setPartitions,
+            DescribeProducersResponseData.PartitionResponse::partitionIndex,
+            DescribeProducersResponseData.PartitionResponse::setPartitionIndex);
 
     @Override
     PartitionLists<TopicRequest, TopicResponse> partitionLists() {

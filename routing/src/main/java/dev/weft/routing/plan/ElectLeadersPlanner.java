@@ -81,13 +81,10 @@ final class ElectLeadersPlanner extends TopicListPlanner<ElectLeadersRequestData
         return out;
     }
 
-    static final PartitionLists<TopicPartitions, ReplicaElectionResult> PARTITIONS = new PartitionLists<>(
-            TopicPartitions::partitions,
-            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), f)),
-            (t, f) -> t.setPartitionResult(PartitionLists.renumbered(t.partitionResult(),
-                    ElectLeadersResponseData.PartitionResult::partitionId,
-                    ElectLeadersResponseData.PartitionResult::setPartitionId, f)),
-            (into, from) -> into.setPartitionResult(PartitionLists.concat(into.partitionResult(), from.partitionResult())));
+    static final PartitionLists<TopicPartitions, ReplicaElectionResult> PARTITIONS = PartitionLists.ofIndexes(
+            TopicPartitions::partitions, TopicPartitions::setPartitions,
+            ReplicaElectionResult::partitionResult, ReplicaElectionResult::setPartitionResult,
+            ElectLeadersResponseData.PartitionResult::partitionId, ElectLeadersResponseData.PartitionResult::setPartitionId);
 
     @Override
     PartitionLists<TopicPartitions, ReplicaElectionResult> partitionLists() {

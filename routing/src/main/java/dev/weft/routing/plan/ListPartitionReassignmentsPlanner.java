@@ -89,12 +89,10 @@ final class ListPartitionReassignmentsPlanner extends TopicListPlanner<ListParti
         return out;
     }
 
-    static final PartitionLists<ListPartitionReassignmentsTopics, OngoingTopicReassignment> PARTITIONS = new PartitionLists<>(
-            ListPartitionReassignmentsTopics::partitionIndexes,
-            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
-            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), OngoingPartitionReassignment::partitionIndex,
-                    OngoingPartitionReassignment::setPartitionIndex, f)),
-            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+    static final PartitionLists<ListPartitionReassignmentsTopics, OngoingTopicReassignment> PARTITIONS = PartitionLists.ofIndexes(
+            ListPartitionReassignmentsTopics::partitionIndexes, ListPartitionReassignmentsTopics::setPartitionIndexes,
+            OngoingTopicReassignment::partitions, OngoingTopicReassignment::setPartitions,
+            OngoingPartitionReassignment::partitionIndex, OngoingPartitionReassignment::setPartitionIndex);
 
     @Override
     PartitionLists<ListPartitionReassignmentsTopics, OngoingTopicReassignment> partitionLists() {

@@ -31,17 +31,10 @@ final class OffsetDeletePlanner implements ColdPlanner {
             (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(),
                     org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition::partitionIndex,
                     org.apache.kafka.common.message.OffsetDeleteRequestData.OffsetDeleteRequestPartition::setPartitionIndex, f)),
-            (t, f) -> {
-                OffsetDeleteResponsePartitionCollection out = new OffsetDeleteResponsePartitionCollection();
-                for (OffsetDeleteResponsePartition p : t.partitions()) {
-                    int q = f.applyAsInt(p.partitionIndex());
-                    if (q >= 0) {
-                        out.add(p.duplicate().setPartitionIndex(q));
-                    }
-                }
-                t.setPartitions(out);
-            },
-            (into, from) -> from.partitions().forEach(p -> into.partitions().add(p.duplicate())));
+            PartitionLists.renumberCollection(OffsetDeleteResponseTopic::partitions, OffsetDeleteResponseTopic::setPartitions,
+                    OffsetDeleteResponsePartitionCollection::new, OffsetDeleteResponsePartition::partitionIndex,
+                    OffsetDeleteResponsePartition::setPartitionIndex),
+            PartitionLists.appendCollection(OffsetDeleteResponseTopic::partitions));
 
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {

@@ -37,12 +37,10 @@ final class OffsetFetchPlanner implements ColdPlanner {
     static final TopicKey<OffsetFetchResponseTopics> RESPONSE_TOPIC = new TopicKey<>(OffsetFetchResponseTopics::name,
             OffsetFetchResponseTopics::setName, OffsetFetchResponseTopics::topicId, OffsetFetchResponseTopics::setTopicId);
 
-    static final PartitionLists<OffsetFetchRequestTopics, OffsetFetchResponseTopics> PARTITIONS = new PartitionLists<>(
-            OffsetFetchRequestTopics::partitionIndexes,
-            (t, f) -> t.setPartitionIndexes(PartitionLists.renumbered(t.partitionIndexes(), f)),
-            (t, f) -> t.setPartitions(PartitionLists.renumbered(t.partitions(), OffsetFetchResponsePartitions::partitionIndex,
-                    OffsetFetchResponsePartitions::setPartitionIndex, f)),
-            (into, from) -> into.setPartitions(PartitionLists.concat(into.partitions(), from.partitions())));
+    static final PartitionLists<OffsetFetchRequestTopics, OffsetFetchResponseTopics> PARTITIONS = PartitionLists.ofIndexes(
+            OffsetFetchRequestTopics::partitionIndexes, OffsetFetchRequestTopics::setPartitionIndexes,
+            OffsetFetchResponseTopics::partitions, OffsetFetchResponseTopics::setPartitions,
+            OffsetFetchResponsePartitions::partitionIndex, OffsetFetchResponsePartitions::setPartitionIndex);
 
     @Override
     public Step plan(ApiMessage request, short version, PlanContext ctx) {

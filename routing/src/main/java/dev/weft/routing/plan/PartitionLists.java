@@ -38,6 +38,55 @@ record PartitionLists<E, T>(Function<E, List<Integer>> requested, BiConsumer<E, 
         return out;
     }
 
+    /**
+     * The response results of an entry whose results are a keyed collection (kafka-clients'
+     * {@code ImplicitLinkedHashCollection}s, which an element belongs to once): renumbering builds a new
+     * collection of copies, appending adds copies.
+     *
+     * @param results the entry's results
+     * @param setResults replaces them
+     * @param newCollection an empty collection of the results' type
+     */
+    static <T, Q extends org.apache.kafka.common.protocol.Message, C extends java.util.Collection<Q>> BiConsumer<T, IntUnaryOperator>
+            renumberCollection(Function<T, C> results, BiConsumer<T, C> setResults, java.util.function.Supplier<C> newCollection,
+                    java.util.function.ToIntFunction<Q> index, BiConsumer<Q, Integer> setIndex) {
+        return (t, f) -> {
+            C out = newCollection.get();
+            for (Q q : results.apply(t)) {
+                int to = f.applyAsInt(index.applyAsInt(q));
+                if (to >= 0) {
+                    Q copy = copyOf(q);
+                    setIndex.accept(copy, to);
+                    out.add(copy);
+                }
+            }
+            setResults.accept(t, out);
+        };
+    }
+
+    /** Appends copies of the second entry's results to the first's (a keyed collection, see {@link #renumberCollection}). */
+    static <T, Q extends org.apache.kafka.common.protocol.Message, C extends java.util.Collection<Q>> BiConsumer<T, T>
+            appendCollection(Function<T, C> results) {
+        return (into, from) -> results.apply(from).forEach(q -> results.apply(into).add(copyOf(q)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <Q extends org.apache.kafka.common.protocol.Message> Q copyOf(Q q) {
+        return (Q) q.duplicate();
+    }
+
+    /**
+     * The lists of an API whose request entries list plain partition indexes and whose response entries
+     * list partition results in a plain list.
+     */
+    static <E, T, Q> PartitionLists<E, T> ofIndexes(Function<E, List<Integer>> requestIndexes,
+            BiConsumer<E, List<Integer>> setRequestIndexes, Function<T, List<Q>> resultPartitions,
+            BiConsumer<T, List<Q>> setResultPartitions, Function<Q, Integer> resultIndex, BiConsumer<Q, Integer> setResultIndex) {
+        return new PartitionLists<>(requestIndexes, (e, f) -> setRequestIndexes.accept(e, renumbered(requestIndexes.apply(e), f)),
+                (t, f) -> setResultPartitions.accept(t, renumbered(resultPartitions.apply(t), resultIndex, setResultIndex, f)),
+                (into, from) -> setResultPartitions.accept(into, concat(resultPartitions.apply(into), resultPartitions.apply(from))));
+    }
+
     /** A new list of both lists' elements (either may be immutable). */
     static <P> List<P> concat(List<P> a, List<P> b) {
         List<P> out = new java.util.ArrayList<>(a.size() + b.size());
