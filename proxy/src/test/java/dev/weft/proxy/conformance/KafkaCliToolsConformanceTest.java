@@ -3,8 +3,6 @@ package dev.weft.proxy.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +33,7 @@ class KafkaCliToolsConformanceTest {
     private static final String TOPICS = "org.apache.kafka.tools.TopicCommand";
     private static final String CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer";
     private static final String CONSOLE_CONSUMER = "org.apache.kafka.tools.consumer.ConsoleConsumer";
-    private static final String CONSUMER_GROUPS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
+    private static final String CONSUMER_GROUPS = KafkaCliTools.CONSUMER_GROUPS;
 
     private static ConformanceEnvironment env;
 
@@ -56,21 +54,21 @@ class KafkaCliToolsConformanceTest {
         String topic = "cli-topic";
         String group = "cli-group";
         int partitions = 4;
-        Path logback = logbackToStderr(scratch);
+        KafkaCliTools tools = KafkaCliTools.in(scratch, TOOL_TIMEOUT);
 
         // kafka-topics --create / --list / --describe
-        tool(scratch, logback, TOPICS, "--bootstrap-server", env.bootstrap(), "--create", "--topic", topic,
+        tools.run(TOPICS, "--bootstrap-server", env.bootstrap(), "--create", "--topic", topic,
                 "--partitions", Integer.toString(partitions), "--replication-factor", "3",
                 "--config", "retention.ms=3600000")
                 .assertSucceeded("kafka-topics --create")
                 .stdout().lines().filter(l -> l.contains("Created topic " + topic)).findFirst()
                 .orElseThrow(() -> new AssertionError("no 'Created topic " + topic + "'"));
         env.kafka().awaitLeaders(topic, partitions);
-        ExternalProcess.Result list = tool(scratch, logback, TOPICS, "--bootstrap-server", env.bootstrap(), "--list")
+        ExternalProcess.Result list = tools.run(TOPICS, "--bootstrap-server", env.bootstrap(), "--list")
                 .assertSucceeded("kafka-topics --list");
         assertTrue(list.stdout().lines().anyMatch(topic::equals), list::describe);
 
-        ExternalProcess.Result describe = tool(scratch, logback, TOPICS, "--bootstrap-server", env.bootstrap(),
+        ExternalProcess.Result describe = tools.run(TOPICS, "--bootstrap-server", env.bootstrap(),
                 "--describe", "--topic", topic).assertSucceeded("kafka-topics --describe");
         String described = describe.stdout();
         assertTrue(described.contains("PartitionCount: " + partitions), describe::describe);
@@ -95,7 +93,7 @@ class KafkaCliToolsConformanceTest {
         // Console producer: keyed lines from stdin; what the brokers hold, read directly, is exactly that.
         Dataset data = Dataset.printable(topic, 2_000, 141, 200);
         Path input = data.writeTsv(scratch.resolve("input.tsv"), false);
-        ExternalProcess.Result produced = toolWithInput(scratch, logback, input, CONSOLE_PRODUCER,
+        ExternalProcess.Result produced = tools.runWithInput(input, CONSOLE_PRODUCER,
                 "--bootstrap-server", env.bootstrap(), "--topic", topic,
                 "--reader-property", "parse.key=true", "--reader-property", "key.separator=\t",
                 "--command-property", "enable.idempotence=true", "--command-property", "acks=all",
@@ -104,7 +102,7 @@ class KafkaCliToolsConformanceTest {
                 () -> "read from the brokers" + produced.describe());
 
         // Console consumer in a group, through the proxy: every record once, in order, byte-identical.
-        ExternalProcess.Result consumed = tool(scratch, logback, CONSOLE_CONSUMER,
+        ExternalProcess.Result consumed = tools.run(CONSOLE_CONSUMER,
                 "--bootstrap-server", env.bootstrap(), "--topic", topic, "--group", group, "--from-beginning",
                 "--max-messages", Integer.toString(data.size()), "--timeout-ms", "60000",
                 "--formatter-property", "print.partition=true", "--formatter-property", "print.offset=true",
@@ -114,7 +112,7 @@ class KafkaCliToolsConformanceTest {
         Verify.Summary consumedSummary = Verify.exactlyOnce(data, arrived, consumed::describe);
 
         // kafka-consumer-groups --describe: committed to the end, no lag; --state: coordinator at the proxy.
-        ExternalProcess.Result groups = tool(scratch, logback, CONSUMER_GROUPS, "--bootstrap-server", env.bootstrap(),
+        ExternalProcess.Result groups = tools.run(CONSUMER_GROUPS, "--bootstrap-server", env.bootstrap(),
                 "--describe", "--group", group).assertSucceeded("kafka-consumer-groups --describe");
         Map<Integer, Long> endOffsets = new TreeMap<>();
         consumedSummary.perPartition().forEach((p, n) -> endOffsets.put(p, (long) n));
@@ -130,7 +128,7 @@ class KafkaCliToolsConformanceTest {
         }
         assertEquals(endOffsets, committed, groups::describe);
 
-        ExternalProcess.Result state = tool(scratch, logback, CONSUMER_GROUPS, "--bootstrap-server", env.bootstrap(),
+        ExternalProcess.Result state = tools.run(CONSUMER_GROUPS, "--bootstrap-server", env.bootstrap(),
                 "--describe", "--group", group, "--state").assertSucceeded("kafka-consumer-groups --describe --state");
         Matcher coordinator = Pattern.compile("^" + Pattern.quote(group) + "\\s+([\\d.]+):(\\d+)\\s+\\((\\d+)\\)",
                 Pattern.MULTILINE).matcher(state.stdout());
@@ -156,35 +154,5 @@ class KafkaCliToolsConformanceTest {
                     f[3].getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         }
         return arrived;
-    }
-
-    private static ExternalProcess.Result tool(Path scratch, Path logback, String mainClass, String... args) {
-        return toolWithInput(scratch, logback, null, mainClass, args);
-    }
-
-    /** Runs a Kafka CLI tool's main class in a JVM of its own on this JVM's class path. */
-    private static ExternalProcess.Result toolWithInput(Path scratch, Path logback, Path stdin, String mainClass,
-                                                        String... args) {
-        String classPath = System.getProperty("java.class.path");
-        assertTrue(classPath.contains("kafka-tools-"), () -> "kafka-tools is not on the test class path: " + classPath);
-        List<String> command = new ArrayList<>(List.of(Prerequisites.java(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-Dlogback.configurationFile=" + logback, "-cp", classPath, mainClass));
-        command.addAll(List.of(args));
-        return ExternalProcess.run(command, scratch, Map.of(), stdin, TOOL_TIMEOUT, scratch);
-    }
-
-    /** Tools log warnings to stderr, so stdout holds only what they print. */
-    private static Path logbackToStderr(Path scratch) throws IOException {
-        Path file = scratch.resolve("logback-tools.xml");
-        Files.writeString(file, """
-                <configuration>
-                  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
-                    <target>System.err</target>
-                    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n</pattern></encoder>
-                  </appender>
-                  <root level="WARN"><appender-ref ref="STDERR"/></root>
-                </configuration>
-                """);
-        return file;
     }
 }

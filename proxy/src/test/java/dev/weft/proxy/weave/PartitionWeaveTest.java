@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.conformance.Arrived;
 import dev.weft.proxy.conformance.ExternalProcess;
+import dev.weft.proxy.conformance.KafkaCliTools;
 import dev.weft.proxy.conformance.Prerequisites;
 import dev.weft.proxy.gateway.GatewayBindException;
 import dev.weft.proxy.net.FreePorts;
@@ -465,8 +466,8 @@ class PartitionWeaveTest {
                 "altered offsets read directly on west");
 
         // kafka-consumer-groups --describe: one row per virtual partition at the committed offsets
-        Path logback = logbackToStderr(scratch);
-        ExternalProcess.Result describe = tool(scratch, logback, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+        KafkaCliTools tools = KafkaCliTools.in(scratch, TOOL_TIMEOUT);
+        ExternalProcess.Result describe = tools.run(KafkaCliTools.CONSUMER_GROUPS,
                 "--bootstrap-server", bootstrap(), "--describe", "--group", group)
                 .assertSucceeded("kafka-consumer-groups --describe");
         Pattern row = Pattern.compile("^" + Pattern.quote(group) + "\\s+" + Pattern.quote(TOPIC) + "\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)",
@@ -481,7 +482,7 @@ class PartitionWeaveTest {
         assertEquals(wantRows, rows, describe::describe);
 
         // kafka-consumer-groups --reset-offsets of virtual partition 4 lands on west orders-eu partition 1
-        tool(scratch, logback, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap(),
+        tools.run(KafkaCliTools.CONSUMER_GROUPS, "--bootstrap-server", bootstrap(),
                 "--reset-offsets", "--group", group, "--topic", TOPIC + ":4", "--to-offset", "0", "--execute")
                 .assertSucceeded("kafka-consumer-groups --reset-offsets --execute");
         try (Admin admin = admin(bootstrap())) {
@@ -491,30 +492,6 @@ class PartitionWeaveTest {
                 "reset offset read directly on west");
         assertEquals(Map.of("orders-0", 1L, "orders-1", 2L, "orders-2", 3L), committed(east.admin(), group),
                 "east untouched by the reset");
-    }
-
-    /** Runs a Kafka CLI tool's main class in a JVM of its own on this JVM's class path (as KafkaCliToolsConformanceTest). */
-    private static ExternalProcess.Result tool(Path scratch, Path logback, String mainClass, String... args) {
-        String classPath = System.getProperty("java.class.path");
-        assertTrue(classPath.contains("kafka-tools-"), () -> "kafka-tools is not on the test class path: " + classPath);
-        List<String> command = new ArrayList<>(List.of(Prerequisites.java(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-Dlogback.configurationFile=" + logback, "-cp", classPath, mainClass));
-        command.addAll(List.of(args));
-        return ExternalProcess.run(command, scratch, Map.of(), null, TOOL_TIMEOUT, scratch);
-    }
-
-    private static Path logbackToStderr(Path scratch) throws Exception {
-        Path file = scratch.resolve("logback-tools.xml");
-        Files.writeString(file, """
-                <configuration>
-                  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
-                    <target>System.err</target>
-                    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n</pattern></encoder>
-                  </appender>
-                  <root level="WARN"><appender-ref ref="STDERR"/></root>
-                </configuration>
-                """);
-        return file;
     }
 
     // ------------------------------------------------------------------------------------------------
