@@ -2,12 +2,12 @@ package dev.weft.routing.compose;
 
 import dev.weft.routing.Placement;
 import dev.weft.routing.TopicCollision;
-import dev.weft.routing.TopicRouting;
 import dev.weft.routing.TopicSegment;
 import dev.weft.routing.TopicSegments;
 import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.compose.LeafRouter.Level;
 import dev.weft.routing.dag.RouteSpec;
+import dev.weft.routing.topicweave.IndexedTopicRouting;
 import dev.weft.routing.topicweave.VisibleTopicIndex;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.List;
  * map gets, as in a single router's catalog. Placement asks each level in turn; collisions are every
  * level's.
  */
-final class LeafTopicRouting implements TopicRouting {
+final class LeafTopicRouting implements IndexedTopicRouting {
 
     private final Level root;
     private final List<RouteSpec> leaves;
@@ -112,38 +112,13 @@ final class LeafTopicRouting implements TopicRouting {
     }
 
     @Override
-    public List<VisibleTopic> visibleTopics() {
-        return index.visibleTopics();
-    }
-
-    @Override
-    public VisibleTopic resolve(String virtualName) {
-        return index.resolve(virtualName);
-    }
-
-    @Override
-    public String virtualNameOf(int leaf, String realName) {
-        return index.virtualNameOf(leaf, realName);
-    }
-
-    @Override
-    public VisibleTopic wovenOf(int leaf, String realName) {
-        return index.wovenOf(leaf, realName);
+    public VisibleTopicIndex index() {
+        return index;
     }
 
     @Override
     public List<String> segmentProblems() {
         return segmentProblems;
-    }
-
-    @Override
-    public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
-        return index.byVirtualId(mostSignificantBits, leastSignificantBits);
-    }
-
-    @Override
-    public VisibleTopic byRealId(int leaf, long mostSignificantBits, long leastSignificantBits) {
-        return index.byRealId(leaf, mostSignificantBits, leastSignificantBits);
     }
 
     @Override

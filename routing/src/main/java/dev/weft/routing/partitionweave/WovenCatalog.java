@@ -3,10 +3,10 @@ package dev.weft.routing.partitionweave;
 import dev.weft.routing.Placement;
 import dev.weft.routing.RealTopic;
 import dev.weft.routing.TopicCollision;
-import dev.weft.routing.TopicRouting;
 import dev.weft.routing.TopicSegment;
 import dev.weft.routing.TopicSegments;
 import dev.weft.routing.VisibleTopic;
+import dev.weft.routing.topicweave.IndexedTopicRouting;
 import dev.weft.routing.topicweave.VisibleTopicIndex;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -26,7 +26,7 @@ import org.apache.kafka.common.Uuid;
  * and the logical topic keeps its partitions — the broken segment's partitions then fail at the broker,
  * the others keep flowing. A physical topic that grows changes nothing: the segments say what is woven.
  */
-final class WovenCatalog implements TopicRouting {
+final class WovenCatalog implements IndexedTopicRouting {
 
     private final String routerPath;
     private final VisibleTopicIndex index;
@@ -90,33 +90,8 @@ final class WovenCatalog implements TopicRouting {
     }
 
     @Override
-    public List<VisibleTopic> visibleTopics() {
-        return index.visibleTopics();
-    }
-
-    @Override
-    public VisibleTopic resolve(String virtualName) {
-        return index.resolve(virtualName);
-    }
-
-    @Override
-    public String virtualNameOf(int route, String realName) {
-        return null; // only woven topics are visible
-    }
-
-    @Override
-    public VisibleTopic wovenOf(int route, String realName) {
-        return index.wovenOf(route, realName);
-    }
-
-    @Override
-    public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
-        return index.byVirtualId(mostSignificantBits, leastSignificantBits);
-    }
-
-    @Override
-    public VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits) {
-        return null;
+    public VisibleTopicIndex index() {
+        return index;
     }
 
     @Override

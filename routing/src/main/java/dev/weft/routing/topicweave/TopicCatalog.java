@@ -5,7 +5,6 @@ import dev.weft.routing.RealTopic;
 import dev.weft.routing.TopicCollision;
 import dev.weft.routing.TopicCollision.Claim;
 import dev.weft.routing.TopicCollision.Outcome;
-import dev.weft.routing.TopicRouting;
 import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.dag.InvalidRoutingException;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +37,7 @@ import org.apache.kafka.common.Uuid;
  * discovery ever report one real id under two names of one route (inconsistent metadata), the id
  * finds the first of them by real name; the second still gets its own virtual id.
  */
-public final class TopicCatalog implements TopicRouting {
+public final class TopicCatalog implements IndexedTopicRouting {
 
     private final List<RouteNaming> routes;
     private final PrefixMatcher placement;
@@ -181,34 +180,14 @@ public final class TopicCatalog implements TopicRouting {
     }
 
     @Override
-    public List<VisibleTopic> visibleTopics() {
-        return index.visibleTopics();
-    }
-
-    @Override
-    public VisibleTopic resolve(String virtualName) {
-        return index.resolve(virtualName);
+    public VisibleTopicIndex index() {
+        return index;
     }
 
     @Override
     public int partitionCountOf(VisibleTopic topic) {
         return topic.woven() ? topic.segments().partitionCount()
                 : partitionCounts.get(topic.route()).getOrDefault(topic.realName(), -1);
-    }
-
-    @Override
-    public String virtualNameOf(int route, String realName) {
-        return index.virtualNameOf(route, realName);
-    }
-
-    @Override
-    public VisibleTopic byVirtualId(long mostSignificantBits, long leastSignificantBits) {
-        return index.byVirtualId(mostSignificantBits, leastSignificantBits);
-    }
-
-    @Override
-    public VisibleTopic byRealId(int route, long mostSignificantBits, long leastSignificantBits) {
-        return index.byRealId(route, mostSignificantBits, leastSignificantBits);
     }
 
     @Override
