@@ -113,8 +113,10 @@ final class TopicsByRoute<T extends Message> {
         return false;
     }
 
-    /** Copies of the entries owned by {@code route}, renamed to the route's real name or id. */
-    @SuppressWarnings("unchecked")
+    /**
+     * Copies of the entries owned by {@code route}, renamed to the route's real name or id (a woven
+     * topic's: one per piece there, renumbered).
+     */
     List<T> toReal(int route) {
         List<T> out = new ArrayList<>();
         for (int i = 0; i < resolved.length; i++) {
@@ -122,29 +124,28 @@ final class TopicsByRoute<T extends Message> {
             if (woven[i] != null) {
                 for (WovenPieces.Piece piece : woven[i].pieces()) {
                     if (piece.route() == route) {
-                        T copy = (T) topics.get(i).duplicate();
+                        T copy = realCopy(i, piece.realName(), piece.realId());
                         lists.renumberRequest().accept(copy, piece.toReal());
-                        if (byId) {
-                            key.setId().accept(copy, piece.realId());
-                        } else {
-                            key.setName().accept(copy, piece.realName());
-                        }
                         out.add(copy);
                     }
                 }
-                continue;
-            }
-            if (v != null && v.route() == route) {
-                T copy = (T) topics.get(i).duplicate();
-                if (byId) {
-                    key.setId().accept(copy, v.realId());
-                } else {
-                    key.setName().accept(copy, v.realName());
-                }
-                out.add(copy);
+            } else if (v != null && v.route() == route) {
+                out.add(realCopy(i, v.realName(), v.realId()));
             }
         }
         return out;
+    }
+
+    /** A copy of client entry {@code i} under the real topic's name, or id when this version names topics by id. */
+    @SuppressWarnings("unchecked")
+    private T realCopy(int i, String realName, org.apache.kafka.common.Uuid realId) {
+        T copy = (T) topics.get(i).duplicate();
+        if (byId) {
+            key.setId().accept(copy, realId);
+        } else {
+            key.setName().accept(copy, realName);
+        }
+        return copy;
     }
 
     /**

@@ -89,6 +89,7 @@ public final class CatalogHotPlanner implements HotPlanner {
                 out.refuse(i, i + 1, true);
                 continue;
             }
+            int real = seg.toReal(vp);
             int target;
             if (bound) {
                 if (seg.route() != ctx.ownRoute()) {
@@ -106,14 +107,14 @@ public final class CatalogHotPlanner implements HotPlanner {
                     leaders = ids ? leadership.topic(seg.realId().getMostSignificantBits(), seg.realId().getLeastSignificantBits())
                             : leadership.topic(seg.realName());
                 }
-                int leader = leaders == null ? TopicLeaders.UNKNOWN : leaders.leader(seg.toReal(vp));
+                int leader = leaders == null ? TopicLeaders.UNKNOWN : leaders.leader(real);
                 if (leader < 0) {
                     out.refuse(i, i + 1, false);
                     continue;
                 }
                 target = out.target(seg.route(), leader);
             }
-            out.renumber(i, seg.toReal(vp), segments.upstreamKey(s, ids));
+            out.renumber(i, real, segments.upstreamKey(s, ids));
             out.send(i, i + 1, target);
         }
         return own;
