@@ -57,6 +57,10 @@ public final class FetchRequestBuilder extends RequestSplitter<FetchRequestSkim>
     private boolean keepForgotten;
     private byte[] rackId;
 
+    public FetchRequestBuilder() {
+        super(true); // a Fetch partition entry is metadata: adjacent ones are copied as one range
+    }
+
     /** Back to copying every top-level field and topic key from the client's request, with no forgotten topics. */
     public FetchRequestBuilder reset() {
         clientId = null;

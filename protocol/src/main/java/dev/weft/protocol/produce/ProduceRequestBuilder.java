@@ -28,6 +28,10 @@ import java.util.BitSet;
  */
 public final class ProduceRequestBuilder extends RequestSplitter<ProduceRequestSkim> {
 
+    public ProduceRequestBuilder() {
+        super(false); // a Produce partition entry holds records, sent as a slice: entries are written one by one
+    }
+
     /** Back to copying the client id, every topic key and every partition index from the client's request. */
     public ProduceRequestBuilder reset() {
         clientId = null;

@@ -3,6 +3,7 @@ package dev.weft.protocol.skim;
 import dev.weft.protocol.header.RequestHeaderView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
 
@@ -69,7 +70,18 @@ public abstract class RequestSplitter<S extends RequestSkim> {
     private int[] slots = new int[32];
     private int slotMask;
 
-    protected RequestSplitter() {
+    /**
+     * Whether a partition entry is metadata only, no records ({@link #writePartition} copies it whole, its
+     * index maybe renumbered): then adjacent chosen entries are copied as one range ({@link #writeMembers}).
+     */
+    private final boolean entriesAreMetadata;
+
+    /**
+     * @param entriesAreMetadata whether a partition entry is metadata only (Fetch: copied whole, as one range
+     *     with its neighbours) or holds records sent as a slice (Produce: written one by one)
+     */
+    protected RequestSplitter(boolean entriesAreMetadata) {
+        this.entriesAreMetadata = entriesAreMetadata;
     }
 
     /**
@@ -121,9 +133,7 @@ public abstract class RequestSplitter<S extends RequestSkim> {
                 int first = perPartition ? blockStart[b] : index.runStart(b);
                 int end = perPartition ? blockStart[b + 1] : index.runStart(b + 1);
                 writeTopicHead(skim, t, keys == null ? null : perPartition ? blockKey[b] : keys.upstreamKey(t), end - first);
-                for (int m = first; m < end; m++) {
-                    writePartition(skim, index.member(m));
-                }
+                writeMembers(skim, first, end);
                 out.copy(src, topics.taggedOffset(t), topics.endOffset(t));       // topic tagged fields
             }
             writeAfterTopics(skim);
@@ -135,6 +145,56 @@ public abstract class RequestSplitter<S extends RequestSkim> {
             if (perPartition) {
                 Arrays.fill(blockKey, 0, blockCount, null); // keep no reference to the caller's keys
                 blockCount = 0;
+            }
+        }
+    }
+
+    /**
+     * Writes the entries of member positions {@code first .. end - 1} (one topic entry's partitions). Metadata
+     * entries of partitions adjacent in the client's request are adjacent on the wire: each such stretch is
+     * one copy, with the indexes patched after it — a Fetch to one broker is a handful of copies, not one
+     * per partition.
+     */
+    private void writeMembers(S skim, int first, int end) {
+        if (!entriesAreMetadata) {
+            for (int m = first; m < end; m++) {
+                writePartition(skim, index.member(m));
+            }
+            return;
+        }
+        int m = first;
+        while (m < end) {
+            int from = index.member(m);
+            int next = m + 1;
+            if (index.member(end - 1) - from == end - 1 - m) {
+                next = end;                             // members ascend: the rest is one stretch
+            } else {
+                while (next < end && index.member(next) == index.member(next - 1) + 1) {
+                    next++;
+                }
+            }
+            copyEntries(skim, from, from + next - m);
+            m = next;
+        }
+    }
+
+    /** Copies the adjacent metadata entries of partitions {@code from .. to - 1} as one range, their indexes patched. */
+    private void copyEntries(S skim, int from, int to) {
+        int start = skim.partitionOffset(from);
+        int length = skim.partitionEnd(to - 1) - start;
+        ByteBuf meta = out.meta(length);
+        int at = meta.writerIndex();
+        meta.writeBytes(skim.buffer(), start, length);
+        UpstreamPartitions upstream = partitions;
+        if (upstream != null) {
+            // one bounds check for the stretch, then plain stores: ByteBuf.setInt's checks cost more than the store
+            ByteBuffer written = meta.internalNioBuffer(at, length);
+            int base = written.position() - start;
+            for (int i = from; i < to; i++) {
+                int number = upstream.upstreamPartition(i);
+                if (number >= 0) {
+                    written.putInt(base + skim.partitionOffset(i), number);
+                }
             }
         }
     }
