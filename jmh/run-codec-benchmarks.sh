@@ -37,8 +37,9 @@ target="${WEFT_TARGET_DIR:-target-jmh}"
 jar="jmh/$target/benchmarks.jar"
 
 if [ "$build" = 1 ]; then
-  # Tests are not compiled (maven.test.skip): the benchmarks need the main code only.
-  ./mvnw -B -q -pl jmh -am -Dmaven.test.skip=true -Dweft.targetDir="$target" package
+  # Tests are compiled but not run: some modules' tests use another's test jar, which maven.test.skip
+  # would not build (the build then fails in a fresh clone).
+  ./mvnw -B -q -pl jmh -am -DskipTests -Dweft.targetDir="$target" package
 fi
 
 if [ "$quick" = 1 ]; then

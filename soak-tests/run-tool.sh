@@ -11,7 +11,16 @@ cd "$root"
 . .mvn/find-jdk.sh
 target="${WEFT_SOAK_TARGET_DIR:-target-soak}"
 # One reactor build: the class path points at the freshly built modules, not at older installed jars.
-./mvnw -B -q -Dweft.targetDir="$target" -pl soak-tests -am -Dmaven.test.skip=true package \
-  dependency:build-classpath -Dmdep.outputFile="$target/classpath.txt" >/dev/null
+# Tests compiled, not run: some modules' tests use another's test jar, which -Dmaven.test.skip=true does not
+# build. The build's output is shown only when it fails.
+log="$(mktemp)"
+if ! ./mvnw -B -q -Dweft.targetDir="$target" -pl soak-tests -am -DskipTests package \
+  dependency:build-classpath -Dmdep.outputFile="$target/classpath.txt" >"$log" 2>&1; then
+  cat "$log" >&2
+  rm -f "$log"
+  echo "$(basename "$0"): building soak-tests failed (above)" >&2
+  exit 1
+fi
+rm -f "$log"
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xmx2g ${WEFT_SOAK_JAVA_OPTS:-} \
   -cp "$root/soak-tests/$target/classes:$(cat "$root/soak-tests/$target/classpath.txt")" "$main" "$@"
