@@ -102,6 +102,15 @@ public interface Router {
     }
 
     /**
+     * How copies bound for side route {@code route} (the BRANCH plan kind) are written: null (the default)
+     * sends them as they are, the client's batches over the proxy's own connection to the route's
+     * broker; a spec has them decoded, transformed and produced off the event loops instead.
+     */
+    default dev.weft.routing.branch.transform.TransformSpec sideTransforms(int route) {
+        return null;
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

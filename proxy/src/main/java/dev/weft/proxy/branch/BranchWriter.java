@@ -48,7 +48,11 @@ public final class BranchWriter implements AutoCloseable {
     private final TransformChain chain;
     /** Where every record of this branch goes (derived streams), or null: each batch's own target topic. */
     private final String fixedTopic;
-    private final BranchLane[] lanes;
+    /** One lane per event loop that has offered, made on its first offer; the writer reads the array it last saw. */
+    private volatile BranchLane[] lanes = new BranchLane[0];
+    private final Map<Object, BranchLane> laneByLoop = new java.util.concurrent.ConcurrentHashMap<>();
+    private final int laneBatches;
+    private final long laneBytes;
     private final BranchWriterCounters counters;
     private final KafkaProducer<byte[], byte[]> producer;
     private final Thread thread;
@@ -63,19 +67,17 @@ public final class BranchWriter implements AutoCloseable {
      *     adds serializers and its own defaults where not set (acks=all, idempotence, a bounded wait for metadata)
      * @param fixedTopic the one topic every record goes to, partitioned by key (a derived stream such as
      *     audit or count), or null to send each batch's records to its {@link BranchBatch#targetTopic()}
-     * @param lanes how many event loops hand batches over (one lane each)
-     * @param laneBatches, laneBytes the bounds of each lane
+     * @param laneBatches the bound of batches each event loop's lane holds
+     * @param laneBytes the bound of record bytes each lane holds
      */
-    public BranchWriter(String name, Map<String, Object> producerConfig, TransformChain chain, String fixedTopic, int lanes,
+    public BranchWriter(String name, Map<String, Object> producerConfig, TransformChain chain, String fixedTopic,
                         int laneBatches, long laneBytes, BranchWriterCounters counters) {
         this.name = name;
         this.chain = chain;
         this.fixedTopic = fixedTopic;
         this.counters = counters;
-        this.lanes = new BranchLane[lanes];
-        for (int i = 0; i < lanes; i++) {
-            this.lanes[i] = new BranchLane(laneBatches, laneBytes, counters);
-        }
+        this.laneBatches = laneBatches;
+        this.laneBytes = laneBytes;
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -98,9 +100,23 @@ public final class BranchWriter implements AutoCloseable {
         return this;
     }
 
-    /** The lane of event loop {@code core} (0-based): each loop offers only to its own. */
-    public BranchLane lane(int core) {
-        return lanes[core];
+    /**
+     * The lane of event loop {@code loop} (any object standing for one thread that offers): made on first
+     * use. Each loop offers only to its own lane, so each lane has one producer.
+     */
+    public BranchLane lane(Object loop) {
+        BranchLane lane = laneByLoop.get(loop);
+        return lane != null ? lane : newLane(loop);
+    }
+
+    private synchronized BranchLane newLane(Object loop) {
+        return laneByLoop.computeIfAbsent(loop, l -> {
+            BranchLane lane = new BranchLane(laneBatches, laneBytes, counters);
+            BranchLane[] more = java.util.Arrays.copyOf(lanes, lanes.length + 1);
+            more[more.length - 1] = lane;
+            lanes = more;
+            return lane;
+        });
     }
 
     public BranchWriterCounters counters() {

@@ -7,9 +7,15 @@ import dev.weft.protocol.produce.ProduceResponseSkim;
 import dev.weft.protocol.record.RecordBatchView;
 import dev.weft.protocol.skim.UpstreamPartitions;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
+import dev.weft.proxy.branch.BranchBatch;
+import dev.weft.proxy.branch.BranchLane;
+import dev.weft.proxy.branch.BranchWriter;
 import dev.weft.proxy.exchange.BranchCounters.Outcome;
 import dev.weft.proxy.upstream.UpstreamLink;
+import dev.weft.routing.VisibleTopic;
 import dev.weft.routing.api.RoutePlan;
+import dev.weft.routing.branch.transform.BatchContext;
+import dev.weft.routing.topicweave.CatalogHotPlanner;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import org.apache.kafka.common.protocol.Errors;
@@ -133,8 +139,17 @@ final class BranchCopies implements UpstreamLink.Exchange {
         Arrays.fill(state, 0, n, UNSEEN);
         merged.wrap(answer, answer.readerIndex() + PREFIX, answer.writerIndex(), skim.version());
         BranchCounters counters = host.branchCounters();
+        String clientId = null;
         for (int side = 0; side < plan.sideTargetCount(); side++) {
             int route = plan.sideLeaf(side);
+            BranchWriter writer = host.branchWriter(route);
+            if (writer != null) {
+                if (clientId == null) {
+                    clientId = skim.header().clientId();
+                }
+                handOver(plan, skim, side, route, writer, clientId);
+                continue;
+            }
             Arrays.fill(routeOf, 0, n, -1);
             int copies = 0;
             long bytes = 0;
@@ -168,6 +183,51 @@ final class BranchCopies implements UpstreamLink.Exchange {
             counters.sent(route, bytes);
             link.send(part, this, tag);
         }
+    }
+
+    /**
+     * A transforming branch: each acknowledged partition's batches go to the branch's writer, off the
+     * event loop, as a retained slice with the primary's base offset; the lane of this event loop drops
+     * and counts when full. Copies of a transforming branch are keyed by the branch topic's name.
+     */
+    private void handOver(RoutePlan plan, ProduceRequestSkim skim, int side, int route, BranchWriter writer, String clientId) {
+        BranchLane lane = writer.lane(host.eventLoop());
+        long now = System.currentTimeMillis();
+        for (int c = 0; c < plan.copyCount(); c++) {
+            if (plan.copySide(c) != side) {
+                continue;
+            }
+            int i = plan.copyPartition(c);
+            byte s = copyable(skim, i);
+            if (s == TRANSACTIONAL) {
+                host.branchCounters().count(route, Outcome.SKIPPED_TRANSACTIONAL, 1);
+                continue;
+            }
+            if (s != COPYABLE) {
+                continue;
+            }
+            int from = skim.recordsOffset(i);
+            int length = skim.recordsLength(i);
+            VisibleTopic topic = CatalogHotPlanner.visibleTopic(skim, skim.partitionTopic(i), host.hotContext().catalog(), plan);
+            BatchContext context = new BatchContext(host.virtualClusterName(), topic == null ? "" : topic.virtualName(),
+                    skim.partitionIndex(i), merged.baseOffset(i), recordCount(skim.buffer(), from, from + length), clientId,
+                    null, now);
+            String target = new String(plan.copyKey(c), java.nio.charset.StandardCharsets.UTF_8);
+            if (lane.offer(new BranchBatch(skim.buffer().retainedSlice(from, length), context, target,
+                    plan.copyUpstreamPartition(c)))) {
+                host.branchCounters().sent(route, length);
+            } else {
+                host.branchCounters().count(route, Outcome.DROPPED_BACKLOG, 1);
+            }
+        }
+    }
+
+    private int recordCount(ByteBuf buf, int from, int to) {
+        int records = 0;
+        for (batch.wrap(buf, from, to); batch.hasBatch(); batch.next()) {
+            records += batch.recordCount();
+        }
+        return records;
     }
 
     /** Whether partition {@code i}'s records may be copied; the first time, detaches its batches. */

@@ -65,6 +65,9 @@ public interface ExchangeHost {
     /** What became of branch copies (the exporter's counters). */
     BranchCounters branchCounters();
 
+    /** The off-loop writer of side route {@code route}'s transformed copies, or null: copies go out as they are. */
+    dev.weft.proxy.branch.BranchWriter branchWriter(int route);
+
     // --- the virtual cluster's facts
 
     Router router();

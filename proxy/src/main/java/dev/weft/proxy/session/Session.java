@@ -805,6 +805,11 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     @Override
+    public dev.weft.proxy.branch.BranchWriter branchWriter(int route) {
+        return runtime.branchWriters().of(route);
+    }
+
+    @Override
     public Router router() {
         return runtime.router();
     }

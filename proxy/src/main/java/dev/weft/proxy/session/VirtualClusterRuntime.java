@@ -79,6 +79,8 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final CollapsedNodes collapsed;
     private final UpstreamRequestCounters upstreamRequests;
     private final dev.weft.proxy.exchange.BranchCounters branchCounters;
+    /** Writers of the side routes the router transforms (off the event loops); none for exact copies. */
+    private final dev.weft.proxy.branch.BranchWriters branchWriters;
     private final Map<BrokerAddressBook, NodeEndpointForwarder[]> forwarders = new IdentityHashMap<>();
     private final Map<BrokerAddressBook, ResponseRewriter[][]> forwardRewriters = new IdentityHashMap<>();
     private final AtomicLong collisionErrors = new AtomicLong();
@@ -106,6 +108,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
                 config.rack(), topologies);
         this.branchCounters = new dev.weft.proxy.exchange.BranchCounters(config.name(),
                 router.routes().stream().map(dev.weft.routing.dag.RouteSpec::name).toList());
+        this.branchWriters = dev.weft.proxy.branch.BranchWriters.start(config.name(), router, this.routes);
         this.bijection = nodeIds;
         UUID u = UUID.nameUUIDFromBytes(("weft-virtual-cluster:" + config.name()).getBytes(StandardCharsets.UTF_8));
         this.virtualClusterId = new Uuid(u.getMostSignificantBits(), u.getLeastSignificantBits()).toString();
@@ -288,6 +291,10 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         return branchCounters;
     }
 
+    public dev.weft.proxy.branch.BranchWriters branchWriters() {
+        return branchWriters;
+    }
+
     /** What the session does with requests of {@code apiKey} (unknown keys: refused). */
     ApiRoute apiRoute(short apiKey) {
         return apiKey >= 0 && apiKey < apiRoutes.length ? apiRoutes[apiKey] : ApiRoute.REFUSED;
@@ -418,6 +425,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
             g.close();
         }
         timer.shutdownNow();
+        branchWriters.close();
         if (producerIds instanceof AutoCloseable c) {
             try {
                 c.close();

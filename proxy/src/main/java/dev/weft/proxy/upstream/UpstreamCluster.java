@@ -266,6 +266,17 @@ public final class UpstreamCluster implements AutoCloseable {
         return out;
     }
 
+    /**
+     * kafka-clients settings for a client of this cluster the proxy runs itself (a branch writer's
+     * producer): the bootstrap servers and the cluster's extra client properties (security, timeouts).
+     */
+    public Map<String, Object> clientConfig() {
+        Map<String, Object> config = new java.util.HashMap<>(clientProperties);
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",",
+                bootstrap.stream().map(a -> a.getHostString() + ":" + a.getPort()).toList()));
+        return config;
+    }
+
     private Admin admin() {
         synchronized (adminLock) {
             if (closed) {

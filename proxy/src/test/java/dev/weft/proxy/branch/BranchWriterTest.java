@@ -127,13 +127,13 @@ class BranchWriterTest {
                 "headers", Map.of("authorization", "remove")))));
         BranchWriterCounters counters = new BranchWriterCounters();
         try (BranchWriter writer = new BranchWriter("main/shadow/staging", producerTo(staging.bootstrapServers()), chain, null,
-                1, 64, 8 << 20, counters).start()) {
+                64, 8 << 20, counters).start()) {
             int n = 0;
             for (int b = 0; b < 6; b++) {                       // six produce batches to partition 2: gzip and plain
                 Compression compression = b % 2 == 0 ? Compression.gzip().build() : Compression.NONE;
                 SimpleRecord[] records = {order(n++), order(n++), order(n++)};
                 BatchContext ctx = new BatchContext("main", "orders", 2, 100L + 3 * b, 3, "app-1", "ANONYMOUS", 1_700_000_000_000L);
-                assertTrue(writer.lane(0).offer(new BranchBatch(batch(compression, records), ctx, "shadow.orders", 2)));
+                assertTrue(writer.lane(this).offer(new BranchBatch(batch(compression, records), ctx, "shadow.orders", 2)));
             }
             List<ConsumerRecord<byte[], byte[]>> landed = readAll("shadow.orders", 3, 18);
             assertEquals(18, landed.size(), "every acknowledged record once");
@@ -171,14 +171,14 @@ class BranchWriterTest {
         TransformChain chain = chain(List.of(Map.of("derive", "audit")));
         BranchWriterCounters counters = new BranchWriterCounters();
         try (BranchWriter writer = new BranchWriter("main/audit/staging", producerTo(staging.bootstrapServers()), chain, "audit",
-                1, 64, 8 << 20, counters).start()) {
+                64, 8 << 20, counters).start()) {
             // one client partition entry holding two batches: the second batch's base offset follows the first's records
             MemoryRecords first = MemoryRecords.withRecords(Compression.NONE, order(0), order(1));
             MemoryRecords second = MemoryRecords.withRecords(Compression.NONE, order(2), order(3), order(4));
             ByteBuf both = PooledByteBufAllocator.DEFAULT.directBuffer(first.sizeInBytes() + second.sizeInBytes());
             both.writeBytes(first.buffer().duplicate()).writeBytes(second.buffer().duplicate());
             BatchContext ctx = new BatchContext("main", "orders", 1, 500L, 5, "app-1", "User:alice", 1_700_000_000_000L);
-            assertTrue(writer.lane(0).offer(new BranchBatch(both, ctx, "shadow.orders", 1)));
+            assertTrue(writer.lane(this).offer(new BranchBatch(both, ctx, "shadow.orders", 1)));
             List<ConsumerRecord<byte[], byte[]>> audit = readAll("audit", 1, 2);
             assertEquals(2, audit.size(), "one audit record per batch");
             JsonNode a = JSON.readTree(audit.get(0).value());
@@ -200,11 +200,11 @@ class BranchWriterTest {
         BranchWriterCounters counters = new BranchWriterCounters();
         // never started: nothing drains the lane, as when the branch is stuck
         try (BranchWriter writer = new BranchWriter("main/stuck", producerTo(staging.bootstrapServers()), chain(null), null,
-                1, 2, 8 << 20, counters)) {
+                2, 8 << 20, counters)) {
             int accepted = 0;
             for (int i = 0; i < 5; i++) {
                 BatchContext ctx = new BatchContext("main", "orders", 0, i, 1, "app", null, 0L);
-                if (writer.lane(0).offer(new BranchBatch(batch(Compression.NONE, order(i)), ctx, "shadow.orders", 0))) {
+                if (writer.lane(this).offer(new BranchBatch(batch(Compression.NONE, order(i)), ctx, "shadow.orders", 0))) {
                     accepted++;
                 }
             }
@@ -220,9 +220,9 @@ class BranchWriterTest {
     void aLaneBoundedByBytesDropsWhatWouldExceedIt() {
         BranchWriterCounters counters = new BranchWriterCounters();
         try (BranchWriter writer = new BranchWriter("main/bytes", producerTo(staging.bootstrapServers()), chain(null), null,
-                1, 100, 1, counters)) {
+                100, 1, counters)) {
             BatchContext ctx = new BatchContext("main", "orders", 0, 0, 1, "app", null, 0L);
-            assertFalse(writer.lane(0).offer(new BranchBatch(batch(Compression.NONE, order(0)), ctx, "shadow.orders", 0)));
+            assertFalse(writer.lane(this).offer(new BranchBatch(batch(Compression.NONE, order(0)), ctx, "shadow.orders", 0)));
             assertEquals(1, counters.droppedQueueFull());
             assertTrue(counters.droppedQueueFullBytes() > 1);
         }
@@ -232,11 +232,11 @@ class BranchWriterTest {
     void aBranchThatIsNotThereIsDownAndOnlyCostsDrops() throws Exception {
         String nowhere = "127.0.0.1:" + closedPort();
         BranchWriterCounters counters = new BranchWriterCounters();
-        try (BranchWriter writer = new BranchWriter("main/gone", producerTo(nowhere), chain(null), null, 1, 4, 8 << 20, counters)
+        try (BranchWriter writer = new BranchWriter("main/gone", producerTo(nowhere), chain(null), null, 4, 8 << 20, counters)
                 .start()) {
             for (int i = 0; i < 200; i++) {
                 BatchContext ctx = new BatchContext("main", "orders", 0, i, 1, "app", null, 0L);
-                writer.lane(0).offer(new BranchBatch(batch(Compression.NONE, order(i)), ctx, "shadow.orders", 0));
+                writer.lane(this).offer(new BranchBatch(batch(Compression.NONE, order(i)), ctx, "shadow.orders", 0));
             }
             Poll.until(Duration.ofSeconds(30), "the branch reported down", () -> !writer.isUp());
             assertTrue(counters.droppedQueueFull() > 0, "the lane filled while the writer waited on the branch: " + counters.droppedQueueFull());

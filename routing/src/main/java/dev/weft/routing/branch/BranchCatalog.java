@@ -44,7 +44,7 @@ final class BranchCatalog implements TopicRouting {
                 Uuid id = idsByRoute.get(b.route()).get(name);
                 byte[] idKey = id == null || id.equals(Uuid.ZERO_UUID) ? null
                         : ByteBuffer.allocate(16).putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits()).array();
-                out.add(new BranchTopic(b.route(), name, name.getBytes(StandardCharsets.UTF_8), idKey));
+                out.add(new BranchTopic(b.route(), name, name.getBytes(StandardCharsets.UTF_8), idKey, b.transforms() != null));
             }
             if (!out.isEmpty()) {
                 copies.put(v, out.toArray(BranchTopic[]::new));

@@ -2,6 +2,8 @@ package dev.weft.routing.branch;
 
 import dev.weft.routing.Router;
 import dev.weft.routing.RouterFactory;
+import dev.weft.routing.branch.transform.TransformChain;
+import dev.weft.routing.branch.transform.TransformSpec;
 import dev.weft.routing.dag.RouteSpec;
 import dev.weft.routing.dag.RouterSpec;
 import dev.weft.routing.dag.RouterTarget;
@@ -22,14 +24,15 @@ import java.util.Set;
  * Builds {@code type: branch} routers. Route 0 is the primary (only {@code name} and {@code target});
  * each later route is a branch with the topic-weave route keys {@code topics} (which primary topics it
  * copies; default all but internal ones) and {@code naming} (the topic each copy goes to on the branch:
- * identity, a prefix, or renames). The primary is served as a topic weave in which only route 0 shows.
+ * identity, a prefix, or renames), and optionally {@code transforms} (redact, sample, derive: see
+ * {@link TransformChain}) with {@code topic}, the one topic a transformed stream goes to. The primary is served as a topic weave in which only route 0 shows.
  */
 public final class BranchFactory implements RouterFactory {
 
     public static final String TYPE = "branch";
     private static final Set<String> ROUTER_KEYS = Set.of("type", "routes");
     private static final Set<String> PRIMARY_KEYS = Set.of("name", "target");
-    private static final Set<String> BRANCH_KEYS = Set.of("name", "target", "topics", "naming");
+    private static final Set<String> BRANCH_KEYS = Set.of("name", "target", "topics", "naming", "transforms", "topic");
     /** What the branches look like to clients: nothing (their topics never show). */
     private static final RouteRules HIDDEN = new RouteRules(new TopicFilter(List.of(), List.of(TopicFilter.REGEX_PREFIX + ".*")),
             dev.weft.routing.topicweave.TopicNaming.IDENTITY, null);
@@ -83,7 +86,7 @@ public final class BranchFactory implements RouterFactory {
                 continue;
             }
             RouteRules rules = SettingsReader.routeRules(at, raw, BRANCH_KEYS, found);
-            branches.add(new BranchRoute(k, new RouteNaming(routes.get(k).name(), null, rules)));
+            branches.add(new BranchRoute(k, new RouteNaming(routes.get(k).name(), null, rules), transforms(at, raw, found)));
             visibility.add(HIDDEN);
         }
         if (!found.isEmpty()) {
@@ -93,5 +96,37 @@ public final class BranchFactory implements RouterFactory {
         Router primary = new TopicWeaveFactory().create(path, new RouterSpec(spec.name(), TopicWeaveFactory.TYPE, routes,
                 new TopicWeaveSettings(CollisionPolicy.REJECT, visibility, null, null, null)), problems);
         return primary == null ? null : new BranchRouter(spec, primary, branches);
+    }
+
+    /**
+     * A branch's {@code transforms} and {@code topic}: checked here (one problem per error, with its path),
+     * kept as configured for the writers to build their own chains from. Null when the branch copies exactly.
+     */
+    private static TransformSpec transforms(String at, Map<?, ?> raw, List<RoutingProblem> found) {
+        Object transforms = raw.get("transforms");
+        Object topic = raw.get("topic");
+        if (topic != null && !(topic instanceof String s && !s.isBlank())) {
+            found.add(new RoutingProblem(at + ".topic", "the topic a branch writes everything to must be a topic name, got '"
+                    + topic + "'"));
+            return null;
+        }
+        if (transforms == null) {
+            if (topic != null) {
+                found.add(new RoutingProblem(at + ".topic", "'topic' sends a transformed or derived stream to one topic;"
+                        + " without 'transforms' the branch copies exactly: name its topics with 'naming' instead"));
+            }
+            return null;
+        }
+        int before = found.size();
+        TransformChain chain = TransformChain.parse(at + ".transforms", transforms, "check", found);
+        if (chain == null || found.size() > before) {
+            return null;
+        }
+        if (chain.derives() && topic == null) {
+            found.add(new RoutingProblem(at + ".topic", "this branch derives a stream (derive: audit or count), which goes"
+                    + " to one topic: set 'topic' to it"));
+            return null;
+        }
+        return new TransformSpec(at + ".transforms", transforms, (String) topic);
     }
 }

@@ -13,9 +13,13 @@ import dev.weft.routing.topology.TopicLeaders;
  * The primary plans every partition; then each partition of a Produce that the primary sends is copied
  * to every branch that takes its topic: the same partition number of the branch topic, on that
  * partition's leader on the branch cluster (the topology cache; not known yet: the copy is unplaced,
- * counted, and the branch's leaders are read again). Fetch plans are the primary's alone.
+ * counted, and the branch's leaders are read again). A transforming branch's copies are keyed by the branch
+ * topic's name and go to no broker in particular: its writer produces them. Fetch plans are the primary's alone.
  */
 final class BranchHotPlanner implements HotPlanner {
+
+    /** The side broker of copies a transforming branch writes: no broker of its own (its producer picks). */
+    static final int ANY_BROKER = -1;
 
     private final HotPlanner primary;
 
@@ -39,6 +43,16 @@ final class BranchHotPlanner implements HotPlanner {
             int first = skim.topicFirstPartition(t);
             int end = first + skim.topicPartitionCount(t);
             for (BranchTopic b : catalog.branchesOf(v)) {
+                if (b.transformed()) {
+                    // written off the loops by a producer that finds its own leaders: any broker, keyed by name
+                    int side = out.sideTarget(b.route(), ANY_BROKER);
+                    for (int i = first; i < end; i++) {
+                        if (targetOf[i] >= 0) {
+                            out.copy(i, side, b.nameKey(), skim.partitionIndex(i));
+                        }
+                    }
+                    continue;
+                }
                 byte[] key = ids ? b.idKey() : b.nameKey();
                 TopicLeaders leaders = key == null ? null : ctx.leaders(b.route()).topic(b.name());
                 for (int i = first; i < end; i++) {

@@ -87,6 +87,16 @@ final class BranchRouter implements Router {
         return false;
     }
 
+    @Override
+    public dev.weft.routing.branch.transform.TransformSpec sideTransforms(int route) {
+        for (BranchRoute b : branches) {
+            if (b.route() == route) {
+                return b.transforms();
+            }
+        }
+        return null;
+    }
+
     /** Only the primary: the branches see copies, whose batches carry no producer id. */
     @Override
     public boolean clientFacing(int route) {

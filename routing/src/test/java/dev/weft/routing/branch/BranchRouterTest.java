@@ -156,6 +156,77 @@ class BranchRouterTest {
         }
     }
 
+    private static Map<String, Object> transformedSettings(Map<String, Object> branch) {
+        Map<String, Object> route = new java.util.HashMap<>(branch);
+        route.put("name", "staging");
+        route.put("topics", Map.of("include", List.of("orders")));
+        route.put("naming", Map.of("prefix", "shadow."));
+        return Map.of("type", "branch", "routes", List.of(Map.of("name", "prod"), route));
+    }
+
+    @Test
+    void transformsAreCheckedAtStartWithTheirPath() {
+        List<RoutingProblem> problems = new ArrayList<>();
+        Object redact = List.of(Map.of("redact", Map.of("value-fields", List.of("$.customer.email"), "salt", "pepper")));
+        Router router = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", redact))), problems);
+        assertEquals(List.of(), problems);
+        assertNull(router.sideTransforms(0), "the primary is not transformed");
+        assertEquals("routers.shadow.routes[1].transforms", router.sideTransforms(1).path());
+        assertNull(router.sideTransforms(1).fixedTopic());
+
+        assertNull(RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", List.of(Map.of("redact", Map.of("value-fields", List.of("$.a[x]"),
+                        "salt", "p")))))), problems));
+        assertEquals("routers.shadow.routes[1].transforms[0].redact.value-fields[0]", problems.getFirst().path(), problems.toString());
+        problems.clear();
+
+        assertNull(RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", List.of(Map.of("derive", "audit"))))), problems));
+        assertEquals("routers.shadow.routes[1].topic", problems.getFirst().path(), problems.toString());
+        assertTrue(problems.getFirst().message().contains("set 'topic'"), problems.toString());
+        problems.clear();
+
+        assertNull(RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("topic", "audit"))), problems));
+        assertEquals("routers.shadow.routes[1].topic", problems.getFirst().path(), problems.toString());
+        problems.clear();
+
+        Router audit = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", List.of(Map.of("derive", "audit")), "topic", "audit"))), problems);
+        assertEquals(List.of(), problems);
+        assertEquals("audit", audit.sideTransforms(1).fixedTopic());
+        assertTrue(audit.sideTransforms(1).newChain("replica").derives());
+    }
+
+    @Test
+    void aTransformingBranchCopiesEveryAcceptedPartitionByNameToNoBrokerInParticular() {
+        Object redact = List.of(Map.of("redact", Map.of("headers", Map.of("authorization", "remove"))));
+        Router router = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", redact))), new ArrayList<>());
+        HotCatalog hot = HotCatalog.of(catalog(router));
+        for (short version : new short[] {9, 13}) {
+            // no leader known on the branch: its writer's producer finds its own, so nothing is unplaced
+            HotContext ctx = context(hot, PartitionLeadership.empty());
+            ByteBuf frame = produce(version, List.of("orders", "payments"), List.of(ORDERS, PAYMENTS), new int[][] {{0, 1}, {0}});
+            try {
+                ProduceRequestSkim skim = new ProduceRequestSkim().wrap(frame);
+                RoutePlan plan = new RoutePlan(new TopicNameCache()).reset(skim);
+                router.hotPlanner().plan(skim, ctx, plan);
+                assertEquals(2, plan.copyCount(), "v" + version + ": orders p0 and p1");
+                assertEquals(0, plan.unplacedCopies());
+                for (int c = 0; c < 2; c++) {
+                    assertEquals(c, plan.copyUpstreamPartition(c));
+                    assertArrayEquals("shadow.orders".getBytes(StandardCharsets.UTF_8), plan.copyKey(c), "keyed by name, also at v13");
+                    assertEquals(1, plan.sideLeaf(plan.copySide(c)));
+                    assertEquals(BranchHotPlanner.ANY_BROKER, plan.sideBroker(plan.copySide(c)));
+                }
+            } finally {
+                frame.release();
+            }
+        }
+    }
+
     @Test
     void fetchPlansHaveNoCopies() {
         Router router = router(new ArrayList<>());
