@@ -40,7 +40,8 @@ public final class BranchWriters implements AutoCloseable {
         List<String> names = new ArrayList<>();
         boolean any = false;
         try {
-            for (int r = 0; r < routes.size(); r++) {
+            int count = Math.min(routes.size(), router.routes().size());
+            for (int r = 0; r < count; r++) {
                 String routeName = router.routes().get(r).name();
                 names.add(routeName);
                 TransformSpec spec = router.sideTransforms(r);

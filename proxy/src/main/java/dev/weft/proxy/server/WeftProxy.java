@@ -205,6 +205,11 @@ public final class WeftProxy implements AutoCloseable {
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::upstreamRequests).toList()));
         registry.register(new dev.weft.proxy.admin.BranchCopiesCollector(
                 () -> virtualClusters.values().stream().map(VirtualClusterRuntime::branchCounters).toList()));
+        registry.register(new dev.weft.proxy.admin.BranchWriterCollector(() -> {
+            Map<String, dev.weft.proxy.branch.BranchWriters> all = new java.util.TreeMap<>();
+            virtualClusters.forEach((name, vc) -> all.put(name, vc.branchWriters()));
+            return all;
+        }));
         registry.register(new dev.weft.proxy.admin.BufferPoolCollector(BufferPolicy.sharedPooledDirect()));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }

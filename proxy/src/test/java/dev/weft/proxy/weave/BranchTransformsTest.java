@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.proxy.testing.Poll;
+import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -108,6 +109,13 @@ class BranchTransformsTest {
                         new String(copy.headers().lastHeader("trace").value(), StandardCharsets.UTF_8));
             }
         }
+        Poll.until(Duration.ofSeconds(30), "the writer's acknowledgements on /metrics",
+                () -> records(ScrapedMetrics.of(clusters.proxy()), "acked") == records);
+        ScrapedMetrics m = ScrapedMetrics.of(clusters.proxy());
+        assertEquals(records, records(m, "in"), m.linesOf("weft_branch_records_total"));
+        assertEquals(records, records(m, "sent"));
+        assertEquals(0, records(m, "failed") + records(m, "dropped_queue_full") + records(m, "transform_error"));
+        assertEquals(1, m.sum("weft_branch_up", Map.of("virtual_cluster", "main", "branch", "staging")));
         for (List<ConsumerRecord<String, String>> partition : primary.values()) {
             for (ConsumerRecord<String, String> r : partition) {
                 assertEquals("Bearer s3cret", new String(r.headers().lastHeader("authorization").value(), StandardCharsets.UTF_8),
@@ -115,6 +123,10 @@ class BranchTransformsTest {
                 assertTrue(r.value().contains("@example.com"));
             }
         }
+    }
+
+    private static double records(ScrapedMetrics m, String stage) {
+        return m.sum("weft_branch_records_total", Map.of("virtual_cluster", "main", "branch", "staging", "stage", stage));
     }
 
     private static Map<Integer, List<ConsumerRecord<String, String>>> read(KafkaCluster cluster, String topic, int expected) {
