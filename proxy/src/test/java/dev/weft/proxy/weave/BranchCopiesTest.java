@@ -17,15 +17,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -157,26 +153,8 @@ class BranchCopiesTest {
     /** Every value of {@code topic} on {@code cluster}, per partition in offset order; waits for {@code expected}. */
     private static Map<Integer, List<String>> byPartition(KafkaCluster cluster, String topic, int expected) {
         Map<Integer, List<String>> out = new TreeMap<>();
-        java.util.Properties p = new java.util.Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(20)).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            int[] read = {0};
-            Poll.until(Duration.ofSeconds(30), expected + " records of " + topic + " on " + cluster.bootstrapServers(), () -> {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value());
-                    read[0]++;
-                }
-                return read[0] >= expected;
-            }, () -> read[0] + " read");
-            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
-                out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r.value()); // none expected: duplicates show up
-            }
-        }
+        WeaveClients.recordsByPartition(cluster, topic, expected)
+                .forEach((p, records) -> out.put(p, records.stream().map(ConsumerRecord::value).toList()));
         return out;
     }
 }

@@ -17,20 +17,15 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -130,26 +125,7 @@ class BranchTransformsTest {
     }
 
     private static Map<Integer, List<ConsumerRecord<String, String>>> read(KafkaCluster cluster, String topic, int expected) {
-        Map<Integer, List<ConsumerRecord<String, String>>> out = new TreeMap<>();
-        java.util.Properties p = new java.util.Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(20)).stream()
-                    .map(i -> new TopicPartition(topic, i.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            int[] read = {0};
-            Poll.until(Duration.ofSeconds(60), expected + " records of " + topic, () -> {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
-                    out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);
-                    read[0]++;
-                }
-                return read[0] >= expected;
-            }, () -> read[0] + " read");
-            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
-                out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);   // none expected: duplicates show up
-            }
-        }
+        Map<Integer, List<ConsumerRecord<String, String>>> out = WeaveClients.recordsByPartition(cluster, topic, expected);
         assertTrue(out.values().stream().mapToInt(List::size).sum() == expected, topic + ": exactly " + expected);
         return out;
     }

@@ -158,4 +158,33 @@ final class WeaveClients {
             return values;
         }
     }
+
+    /**
+     * Every record of {@code topic} read directly from {@code cluster}, per partition in offset order;
+     * waits for {@code expected}, then reads half a second more so duplicates show up.
+     */
+    static java.util.Map<Integer, List<ConsumerRecord<String, String>>> recordsByPartition(KafkaCluster cluster, String topic,
+                                                                                   int expected) {
+        java.util.Map<Integer, List<ConsumerRecord<String, String>>> out = new java.util.TreeMap<>();
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(20)).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            int[] read = {0};
+            Poll.until(Duration.ofSeconds(60), expected + " records of " + topic + " on " + cluster.bootstrapServers(), () -> {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r);
+                    read[0]++;
+                }
+                return read[0] >= expected;
+            }, () -> read[0] + " read");
+            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+                out.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(r); // none expected: duplicates show up
+            }
+        }
+        return out;
+    }
 }
