@@ -63,7 +63,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BrokerKillUnderLoadTest {
 
     private static final int RECORDS = 100_000;
-    private static final int RATE_PER_SECOND = 5_000;
+    private static final int RATE_PER_SECOND = 10_000;
     private static final int PARTITIONS = 6;
     private static final String TOPIC = "under-fire";
 
