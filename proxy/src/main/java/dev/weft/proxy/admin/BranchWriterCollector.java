@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  * What the writers of transforming branches did, per virtual cluster and branch:
  * {@code weft_branch_records_total{virtual_cluster, branch, stage}} ({@code in}: handed over by the event
  * loops; {@code sent}, {@code acked}, {@code failed}: by the branch's producer; {@code dropped_queue_full},
- * {@code dropped_sampled}, {@code dropped_not_json}, {@code undecodable}, {@code transform_error}),
+ * {@code dropped_sampled}, {@code dropped_not_json}, {@code undecodable}, {@code transform_error}; with
+ * {@code transactional: hold} also {@code held}, {@code dropped_aborted}, {@code dropped_hold_full},
+ * {@code dropped_hold_expired}, and the gauge {@code weft_branch_held_bytes}),
  * {@code weft_branch_queue_depth{virtual_cluster, branch}} (batches waiting for the writer),
  * {@code weft_branch_up{virtual_cluster, branch}} (1 while the branch's last send was acknowledged) and
  * {@code weft_branch_send_latency_seconds_total} (with {@code acked}: the mean send-to-acknowledgement time).
@@ -42,6 +44,8 @@ public final class BranchWriterCollector implements MultiCollector {
                 .help("Batches handed over by the event loops and not yet taken by the branch's writer");
         GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("weft_branch_up")
                 .help("1 while the branch's last send was acknowledged, 0 after a failed one");
+        GaugeSnapshot.Builder heldBytes = GaugeSnapshot.builder().name("weft_branch_held_bytes")
+                .help("Record bytes of open transactions a branch holds until they commit (transactional: hold)");
         writers.get().forEach((vc, all) -> all.forEach((branch, w) -> {
             Labels labels = Labels.of("virtual_cluster", vc, "branch", branch);
             BranchWriterCounters c = w.counters();
@@ -55,11 +59,18 @@ public final class BranchWriterCollector implements MultiCollector {
             stage(records, labels, "dropped_sampled", t.droppedSampledOut());
             stage(records, labels, "dropped_not_json", t.droppedNotJson());
             stage(records, labels, "transform_error", t.transformErrors());
+            if (w.holdsTransactions()) {
+                stage(records, labels, "held", c.held());
+                stage(records, labels, "dropped_aborted", c.droppedAborted());
+                stage(records, labels, "dropped_hold_full", c.droppedHoldFull());
+                stage(records, labels, "dropped_hold_expired", c.droppedHoldExpired());
+                heldBytes.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(w.heldBytes()).build());
+            }
             latency.dataPoint(CounterDataPointSnapshot.builder().labels(labels).value(c.sendLatencyMicros() / 1e6).build());
             depth.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(w.queueDepth()).build());
             up.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(w.isUp() ? 1 : 0).build());
         }));
-        return MetricSnapshots.of(records.build(), latency.build(), depth.build(), up.build());
+        return MetricSnapshots.of(records.build(), latency.build(), depth.build(), up.build(), heldBytes.build());
     }
 
     private static void stage(CounterSnapshot.Builder records, Labels labels, String stage, long n) {

@@ -14,6 +14,16 @@ import io.netty.buffer.ByteBuf;
  * @param targetTopic the topic on the branch cluster
  * @param targetPartition the partition on the branch cluster for copies (the client's partition number,
  *     so per-partition order is kept); derived records are partitioned by their key instead
+ * @param heldFor the producer id of a transactional batch the writer holds until its transaction ends,
+ *     or {@link #NOT_HELD}
  */
-public record BranchBatch(ByteBuf records, BatchContext context, String targetTopic, int targetPartition) {
+public record BranchBatch(ByteBuf records, BatchContext context, String targetTopic, int targetPartition, long heldFor) {
+
+    /** {@link #heldFor} of a batch written as soon as the writer takes it. */
+    public static final long NOT_HELD = -1;
+
+    /** A batch written as soon as the writer takes it. */
+    public BranchBatch(ByteBuf records, BatchContext context, String targetTopic, int targetPartition) {
+        this(records, context, targetTopic, targetPartition, NOT_HELD);
+    }
 }

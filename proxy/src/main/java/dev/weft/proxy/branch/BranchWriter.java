@@ -43,6 +43,12 @@ public final class BranchWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BranchWriter.class);
     /** How long the writer sleeps when every lane is empty: the latency a branch copy may add, never the primary's. */
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /**
+     * How long a held transaction may wait for its end: Kafka's default {@code transaction.max.timeout.ms},
+     * past which the coordinator has aborted any transaction on its own.
+     */
+    static final long HOLD_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(15);
+    private static final long EXPIRY_CHECK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final String name;
     private final TransformChain chain;
@@ -57,6 +63,9 @@ public final class BranchWriter implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final Thread thread;
     private final List<BranchRecord> decoded = new ArrayList<>();
+    /** Transactional batches waiting for their end, or null when this branch skips them. Writer thread only. */
+    private final TransactionHold hold;
+    private volatile long heldBytes;
     private volatile boolean running = true;
     /** Up (true) or down (false) as last seen by a send's outcome; written by the producer's callback thread. */
     private volatile boolean up = true;
@@ -72,7 +81,17 @@ public final class BranchWriter implements AutoCloseable {
      */
     public BranchWriter(String name, Map<String, Object> producerConfig, TransformChain chain, String fixedTopic,
                         int laneBatches, long laneBytes, BranchWriterCounters counters) {
+        this(name, producerConfig, chain, fixedTopic, laneBatches, laneBytes, 0, counters);
+    }
+
+    /**
+     * @param holdBytes when above 0, transactional batches are held until their transaction ends, up to
+     *     this many record bytes ({@code transactional: hold}); 0: the event loops never hand them over
+     */
+    public BranchWriter(String name, Map<String, Object> producerConfig, TransformChain chain, String fixedTopic,
+                        int laneBatches, long laneBytes, long holdBytes, BranchWriterCounters counters) {
         this.name = name;
+        this.hold = holdBytes > 0 ? new TransactionHold(holdBytes, HOLD_TIMEOUT_NANOS, counters) : null;
         this.chain = chain;
         this.fixedTopic = fixedTopic;
         this.counters = counters;
@@ -136,25 +155,74 @@ public final class BranchWriter implements AutoCloseable {
         return depth;
     }
 
+    /** Whether this writer holds transactional batches until their transaction ends. */
+    public boolean holdsTransactions() {
+        return hold != null;
+    }
+
+    /** Record bytes of transactional batches held now (read by the metrics). */
+    public long heldBytes() {
+        return heldBytes;
+    }
+
+    /**
+     * The primary answered a client's EndTxn without error: queues the end behind what every lane holds,
+     * so each lane's share of the transaction is written (commit) or dropped (abort). Any thread; called
+     * before the client gets its answer, so the producer's next transaction comes after it in every lane.
+     */
+    public void transactionEnded(long producerId, boolean committed) {
+        if (hold == null) {
+            return;
+        }
+        TransactionEnd end = new TransactionEnd(producerId, committed);
+        for (BranchLane lane : lanes) {
+            if (!lane.offer(end)) {
+                LOG.warn("branch {}: a lane is full beyond its room; the end of producer {}'s transaction waits for"
+                        + " the hold timeout instead (its records are then dropped and counted)", name, producerId);
+            }
+        }
+    }
+
     /** Whether the branch's last send was acknowledged (true before any send). */
     public boolean isUp() {
         return up;
     }
 
     private void run() {
+        long nextExpiry = System.nanoTime() + EXPIRY_CHECK_NANOS;
         while (running) {
             boolean worked = false;
-            for (BranchLane lane : lanes) {
-                BranchBatch batch = lane.poll();
-                if (batch != null) {
+            BranchLane[] current = lanes;
+            for (BranchLane lane : current) {
+                Object item = lane.poll();
+                if (item != null) {
                     worked = true;
-                    write(batch);
+                    take(lane, item, current.length);
                 }
             }
             tickChain();
+            if (hold != null && System.nanoTime() - nextExpiry > 0) {
+                hold.expire(System.nanoTime());
+                heldBytes = hold.heldBytes();
+                nextExpiry = System.nanoTime() + EXPIRY_CHECK_NANOS;
+            }
             if (!worked) {
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
             }
+        }
+    }
+
+    private void take(BranchLane lane, Object item, int laneCount) {
+        if (item instanceof BranchBatch batch) {
+            if (batch.heldFor() != BranchBatch.NOT_HELD && hold != null) {
+                hold.hold(lane, batch, System.nanoTime());
+                heldBytes = hold.heldBytes();
+            } else {
+                write(batch);
+            }
+        } else if (item instanceof TransactionEnd end && hold != null) {
+            hold.end(lane, end, laneCount, this::write);
+            heldBytes = hold.heldBytes();
         }
     }
 
@@ -270,9 +338,14 @@ public final class BranchWriter implements AutoCloseable {
         }
         if (!thread.isAlive()) {                // stopped, or never started: nothing else polls the lanes now
             for (BranchLane lane : lanes) {
-                for (BranchBatch b; (b = lane.poll()) != null; ) {
-                    b.records().release();
+                for (Object item; (item = lane.poll()) != null; ) {
+                    if (item instanceof BranchBatch b) {
+                        b.records().release();
+                    }
                 }
+            }
+            if (hold != null) {
+                hold.releaseAll();
             }
         }
         producer.close(java.time.Duration.ofSeconds(5));

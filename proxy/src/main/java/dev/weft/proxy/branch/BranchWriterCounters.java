@@ -20,6 +20,10 @@ public final class BranchWriterCounters {
     private final LongAdder recordsAcked = new LongAdder();
     private final LongAdder recordsFailed = new LongAdder();
     private final LongAdder sendLatencyMicros = new LongAdder();
+    private final LongAdder held = new LongAdder();
+    private final LongAdder droppedAborted = new LongAdder();
+    private final LongAdder droppedHoldFull = new LongAdder();
+    private final LongAdder droppedHoldExpired = new LongAdder();
 
     void queued(int records, long bytes) {
         recordsIn.add(records);
@@ -49,6 +53,42 @@ public final class BranchWriterCounters {
 
     void failed() {
         recordsFailed.increment();
+    }
+
+    void held(int records) {
+        held.add(records);
+    }
+
+    void droppedAborted(int records) {
+        droppedAborted.add(records);
+    }
+
+    void droppedHoldFull(int records) {
+        droppedHoldFull.add(records);
+    }
+
+    void droppedHoldExpired(int records) {
+        droppedHoldExpired.add(records);
+    }
+
+    /** Transactional records held until their transaction ended ({@code transactional: hold}). */
+    public long held() {
+        return held.sum();
+    }
+
+    /** Held records of transactions that aborted: never written. */
+    public long droppedAborted() {
+        return droppedAborted.sum();
+    }
+
+    /** Records of transactions dropped whole because the held records would have passed the writer's bound. */
+    public long droppedHoldFull() {
+        return droppedHoldFull.sum();
+    }
+
+    /** Held records of transactions whose end never came through this proxy within the hold timeout. */
+    public long droppedHoldExpired() {
+        return droppedHoldExpired.sum();
     }
 
     /** Records the event loops handed over or tried to (dropped ones included). */

@@ -22,6 +22,8 @@ public final class BranchWriters implements AutoCloseable {
     static final int LANE_BATCHES = 4096;
     /** Record bytes one event loop's lane holds before it drops. */
     static final long LANE_BYTES = 32L << 20;
+    /** Record bytes of open transactions one writer holds ({@code transactional: hold}) before it drops one. */
+    static final long HOLD_BYTES = 64L << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(BranchWriters.class);
     private static final BranchWriters NONE = new BranchWriters(new BranchWriter[0], List.of());
@@ -50,10 +52,12 @@ public final class BranchWriters implements AutoCloseable {
                 }
                 String name = virtualCluster + "/" + router.name() + "/" + routeName;
                 writers[r] = new BranchWriter(name, routes.get(r).clientConfig(), spec.newChain(replicaId()), spec.fixedTopic(),
-                        LANE_BATCHES, LANE_BYTES, new BranchWriterCounters()).start();
+                        LANE_BATCHES, LANE_BYTES, spec.holdsTransactions() ? HOLD_BYTES : 0, new BranchWriterCounters()).start();
                 any = true;
-                LOG.info("virtual cluster '{}': branch '{}' writes transformed copies to cluster '{}'{}", virtualCluster, routeName,
-                        routes.get(r).name(), spec.fixedTopic() == null ? "" : ", topic '" + spec.fixedTopic() + "'");
+                LOG.info("virtual cluster '{}': branch '{}' writes {} copies to cluster '{}'{}{}", virtualCluster, routeName,
+                        writers[r].chain().isIdentity() ? "exact" : "transformed", routes.get(r).name(),
+                        spec.fixedTopic() == null ? "" : ", topic '" + spec.fixedTopic() + "'",
+                        spec.holdsTransactions() ? "; transactional records once their transaction committed" : "");
             }
         } catch (RuntimeException e) {
             new BranchWriters(writers, names).close();
@@ -65,6 +69,18 @@ public final class BranchWriters implements AutoCloseable {
     /** The writer of side route {@code route}, or null when its copies go out as they are. */
     public BranchWriter of(int route) {
         return route < byRoute.length ? byRoute[route] : null;
+    }
+
+    /**
+     * A client's EndTxn was answered without error by the primary: the writers that hold transactional
+     * batches write (commit) or drop (abort) that producer's. Any event loop.
+     */
+    public void transactionEnded(long producerId, boolean committed) {
+        for (BranchWriter w : byRoute) {
+            if (w != null) {
+                w.transactionEnded(producerId, committed);
+            }
+        }
     }
 
     /** Every writer with its route's name, for the metrics. */

@@ -31,7 +31,8 @@ import org.apache.kafka.common.protocol.Errors;
  *
  * <p>Each copied batch is detached from its producer in place (no producer id, epoch or sequence: the
  * branch cluster does not know the producer) after the primary answered, so the primary's bytes were
- * already written. Transactional batches are never copied (their transaction may still abort); acks=0
+ * already written. Transactional batches are never copied (their transaction may still abort) but by a
+ * branch whose writer holds them until the transaction ends ({@code transactional: hold}); acks=0
  * Produce is never acknowledged, so it is not copied either. One per session, event loop only.
  */
 final class BranchCopies implements UpstreamLink.Exchange {
@@ -199,11 +200,14 @@ final class BranchCopies implements UpstreamLink.Exchange {
             }
             int i = plan.copyPartition(c);
             byte s = copyable(skim, i);
+            long heldFor = BranchBatch.NOT_HELD;
             if (s == TRANSACTIONAL) {
-                host.branchCounters().count(route, Outcome.SKIPPED_TRANSACTIONAL, 1);
-                continue;
-            }
-            if (s != COPYABLE) {
+                if (!writer.holdsTransactions()) {
+                    host.branchCounters().count(route, Outcome.SKIPPED_TRANSACTIONAL, 1);
+                    continue;
+                }
+                heldFor = producerId(skim.buffer(), skim.recordsOffset(i), skim.recordsOffset(i) + skim.recordsLength(i));
+            } else if (s != COPYABLE) {
                 continue;
             }
             int from = skim.recordsOffset(i);
@@ -214,12 +218,18 @@ final class BranchCopies implements UpstreamLink.Exchange {
                     null, now);
             String target = new String(plan.copyKey(c), java.nio.charset.StandardCharsets.UTF_8);
             if (lane.offer(new BranchBatch(skim.buffer().retainedSlice(from, length), context, target,
-                    plan.copyUpstreamPartition(c)))) {
+                    plan.copyUpstreamPartition(c), heldFor))) {
                 host.branchCounters().sent(route, length);
             } else {
                 host.branchCounters().count(route, Outcome.DROPPED_BACKLOG, 1);
             }
         }
+    }
+
+    /** The producer id of the first batch in [{@code from}, {@code to}) (a Produce partition carries one producer's batches). */
+    private long producerId(ByteBuf buf, int from, int to) {
+        batch.wrap(buf, from, to);
+        return batch.producerId();
     }
 
     private int recordCount(ByteBuf buf, int from, int to) {

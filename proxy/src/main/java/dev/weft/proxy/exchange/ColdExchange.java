@@ -68,13 +68,18 @@ public final class ColdExchange {
     }
 
     static AbstractResponse parse(ByteBuf response, Part part) {
+        return parse(response, part.apiKey(), part.version());
+    }
+
+    /** A response frame (size prefix included; borrowed) to a request of {@code apiKey} v{@code version}. */
+    static AbstractResponse parse(ByteBuf response, short apiKey, short version) {
         int headerStart = response.readerIndex() + PREFIX;
-        int bodyStart = headerStart + new ResponseHeaderView().wrap(response, headerStart).headerLength(part.apiKey(), part.version());
+        int bodyStart = headerStart + new ResponseHeaderView().wrap(response, headerStart).headerLength(apiKey, version);
         // Copied out of the frame: cold-path responses hold no records, and the frame is released at once.
         byte[] body = new byte[response.writerIndex() - bodyStart];
         response.getBytes(bodyStart, body);
-        return AbstractResponse.parseResponse(ApiKeys.forId(part.apiKey()),
-                new ByteBufferAccessor(java.nio.ByteBuffer.wrap(body)), part.version());
+        return AbstractResponse.parseResponse(ApiKeys.forId(apiKey),
+                new ByteBufferAccessor(java.nio.ByteBuffer.wrap(body)), version);
     }
 
 }

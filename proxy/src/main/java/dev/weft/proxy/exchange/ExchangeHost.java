@@ -68,6 +68,13 @@ public interface ExchangeHost {
     /** The off-loop writer of side route {@code route}'s transformed copies, or null: copies go out as they are. */
     dev.weft.proxy.branch.BranchWriter branchWriter(int route);
 
+    /**
+     * A client's EndTxn was answered without error (the transaction of {@code producerId} committed or
+     * aborted): told before the client gets the answer, for whatever waits on transaction outcomes (branch
+     * writers holding transactional batches).
+     */
+    void transactionEnded(long producerId, boolean committed);
+
     // --- the virtual cluster's facts
 
     Router router();

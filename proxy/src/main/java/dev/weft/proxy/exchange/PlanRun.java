@@ -14,6 +14,8 @@ import dev.weft.routing.plan.Step;
 import io.netty.buffer.ByteBuf;
 import java.util.Arrays;
 import java.util.function.Consumer;
+import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.EndTxnResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.RequestHeaderData;
@@ -49,6 +51,8 @@ public final class PlanRun {
     private final RequestHeaderData header;
     private final short version;
     private final int correlationId;
+    /** The request when it is an EndTxn, whose successful answer is told to the host first; else null. */
+    private EndTxnRequestData endTxn;
 
     /** Takes ownership of {@code frame}, the client's request, held until the plan ends. */
     public PlanRun(ExchangeHost host, int slot, ByteBuf frame, RequestHeaderData header, short version, int correlationId) {
@@ -62,6 +66,7 @@ public final class PlanRun {
 
     /** Plans the request with {@code planner} (null: the virtual cluster cannot answer it: refused) and carries the plan out. */
     public void start(ColdPlanner planner, ApiMessage body) {
+        endTxn = body instanceof EndTxnRequestData e ? e : null;
         if (planner == null) {
             String why = ApiKeyTable.name(header.requestApiKey()) + " is not available through a virtual cluster woven"
                     + " from several clusters ('" + host.virtualClusterName() + "'): it cannot be answered correctly across clusters";
@@ -118,6 +123,9 @@ public final class PlanRun {
         if (host.isClosed()) {
             return;
         }
+        if (endTxn != null && r.body() instanceof EndTxnResponseData answer && answer.errorCode() == Errors.NONE.code()) {
+            host.transactionEnded(endTxn.producerId(), endTxn.committed());
+        }
         host.complete(slot, ColdCodec.writeResponse(host.alloc(), correlationId, version, r.body()));
         host.flushClient();
     }
@@ -137,6 +145,7 @@ public final class PlanRun {
             @Override
             public void onResponse(ByteBuf response, int tag) {
                 ResponseHeaderView.correlationId(response, response.readerIndex() + PREFIX, correlationId);
+                tellTransactionEnded(response);
                 host.complete(slot, response);
             }
 
@@ -146,6 +155,22 @@ public final class PlanRun {
             }
         });
         own.flush();
+    }
+
+    /** A forwarded EndTxn's answer (borrowed): when it says NONE, the host hears of the transaction's end first. */
+    private void tellTransactionEnded(ByteBuf response) {
+        if (endTxn == null) {
+            return;
+        }
+        try {
+            if (ColdExchange.parse(response, ApiKeys.END_TXN.id, version).errorCounts().keySet().equals(java.util.Set.of(Errors.NONE))) {
+                host.transactionEnded(endTxn.producerId(), endTxn.committed());
+            }
+        } catch (RuntimeException e) {
+            // the client gets the broker's answer as it is; only what waits on the outcome misses it
+            org.slf4j.LoggerFactory.getLogger(PlanRun.class).warn("virtual cluster '{}': cannot read an EndTxn answer: {}",
+                    host.virtualClusterName(), e.toString());
+        }
     }
 
     private void send(Step.Send s) {

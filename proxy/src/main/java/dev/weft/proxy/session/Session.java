@@ -810,6 +810,11 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     @Override
+    public void transactionEnded(long producerId, boolean committed) {
+        runtime.branchWriters().transactionEnded(producerId, committed);
+    }
+
+    @Override
     public Router router() {
         return runtime.router();
     }

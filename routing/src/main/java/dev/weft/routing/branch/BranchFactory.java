@@ -25,14 +25,17 @@ import java.util.Set;
  * each later route is a branch with the topic-weave route keys {@code topics} (which primary topics it
  * copies; default all but internal ones) and {@code naming} (the topic each copy goes to on the branch:
  * identity, a prefix, or renames), and optionally {@code transforms} (redact, sample, derive: see
- * {@link TransformChain}) with {@code topic}, the one topic a transformed stream goes to. The primary is served as a topic weave in which only route 0 shows.
+ * {@link TransformChain}) with {@code topic}, the one topic a transformed stream goes to, and
+ * {@code transactional} ({@code skip}, the default, or {@code hold}: transactional records reach the
+ * branch once their transaction committed). The primary is served as a topic weave in which only route 0 shows.
  */
 public final class BranchFactory implements RouterFactory {
 
     public static final String TYPE = "branch";
     private static final Set<String> ROUTER_KEYS = Set.of("type", "routes");
     private static final Set<String> PRIMARY_KEYS = Set.of("name", "target");
-    private static final Set<String> BRANCH_KEYS = Set.of("name", "target", "topics", "naming", "transforms", "topic");
+    private static final Set<String> BRANCH_KEYS = Set.of("name", "target", "topics", "naming", "transforms", "topic",
+            "transactional");
     /** What the branches look like to clients: nothing (their topics never show). */
     private static final RouteRules HIDDEN = new RouteRules(new TopicFilter(List.of(), List.of(TopicFilter.REGEX_PREFIX + ".*")),
             dev.weft.routing.topicweave.TopicNaming.IDENTITY, null);
@@ -99,12 +102,21 @@ public final class BranchFactory implements RouterFactory {
     }
 
     /**
-     * A branch's {@code transforms} and {@code topic}: checked here (one problem per error, with its path),
-     * kept as configured for the writers to build their own chains from. Null when the branch copies exactly.
+     * A branch's {@code transforms}, {@code topic} and {@code transactional}: checked here (one problem per
+     * error, with its path), kept as configured for the writers to build their own chains from. Null when
+     * the branch copies exactly and skips transactional batches (no writer: copies go out on the event loops).
      */
     private static TransformSpec transforms(String at, Map<?, ?> raw, List<RoutingProblem> found) {
         Object transforms = raw.get("transforms");
         Object topic = raw.get("topic");
+        Object transactional = raw.containsKey("transactional") ? raw.get("transactional") : "skip";
+        if (!"skip".equals(transactional) && !"hold".equals(transactional)) {
+            found.add(new RoutingProblem(at + ".transactional", "'" + transactional + "' is not a way to treat"
+                    + " transactional records: 'skip' (never copied, counted) or 'hold' (copied once their transaction"
+                    + " committed through this proxy, dropped when it aborted)"));
+            return null;
+        }
+        boolean hold = "hold".equals(transactional);
         if (topic != null && !(topic instanceof String s && !s.isBlank())) {
             found.add(new RoutingProblem(at + ".topic", "the topic a branch writes everything to must be a topic name, got '"
                     + topic + "'"));
@@ -114,8 +126,10 @@ public final class BranchFactory implements RouterFactory {
             if (topic != null) {
                 found.add(new RoutingProblem(at + ".topic", "'topic' sends a transformed or derived stream to one topic;"
                         + " without 'transforms' the branch copies exactly: name its topics with 'naming' instead"));
+                return null;
             }
-            return null;
+            // Holding needs the writer (off the event loops), which then copies exactly: an identity chain.
+            return hold ? new TransformSpec(at + ".transforms", List.of(), null, true) : null;
         }
         int before = found.size();
         TransformChain chain = TransformChain.parse(at + ".transforms", transforms, "check", found);
@@ -127,6 +141,6 @@ public final class BranchFactory implements RouterFactory {
                     + " to one topic: set 'topic' to it"));
             return null;
         }
-        return new TransformSpec(at + ".transforms", transforms, (String) topic);
+        return new TransformSpec(at + ".transforms", transforms, (String) topic, hold);
     }
 }

@@ -200,6 +200,34 @@ class BranchRouterTest {
     }
 
     @Test
+    void holdingTransactionsGivesEvenAnExactBranchAWriterAndAnythingElseIsRefusedWithItsPath() {
+        List<RoutingProblem> problems = new ArrayList<>();
+        Router skip = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transactional", "skip"))), problems);
+        assertEquals(List.of(), problems);
+        assertNull(skip.sideTransforms(1), "an exact branch that skips transactions copies on the event loops");
+
+        Router hold = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transactional", "hold"))), problems);
+        assertEquals(List.of(), problems);
+        assertTrue(hold.sideTransforms(1).holdsTransactions());
+        assertTrue(hold.sideTransforms(1).newChain("replica").isIdentity(), "holding alone copies exactly");
+
+        Object redact = List.of(Map.of("redact", Map.of("value-fields", List.of("$.email"), "with", "mask")));
+        Router both = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transforms", redact, "transactional", "hold"))), problems);
+        assertEquals(List.of(), problems);
+        assertTrue(both.sideTransforms(1).holdsTransactions());
+        assertTrue(!both.sideTransforms(1).newChain("replica").isIdentity());
+
+        assertNull(RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,
+                transformedSettings(Map.of("transactional", "wait"))), problems));
+        assertEquals("routers.shadow.routes[1].transactional", problems.getFirst().path(), problems.toString());
+        assertTrue(problems.getFirst().message().contains("'skip'") && problems.getFirst().message().contains("'hold'"),
+                problems.toString());
+    }
+
+    @Test
     void aTransformingBranchCopiesEveryAcceptedPartitionByNameToNoBrokerInParticular() {
         Object redact = List.of(Map.of("redact", Map.of("headers", Map.of("authorization", "remove"))));
         Router router = RouterRegistry.standard().create(new RouterSpec("shadow", "branch", ROUTES,

@@ -14,8 +14,16 @@ import java.util.List;
  * @param raw the {@code transforms} value as read from the config
  * @param fixedTopic the topic every record of the route goes to (partitioned by key), or null: each copy
  *     to its own topic on the branch, in the client's partition
+ * @param holdsTransactions whether transactional batches are held until their transaction ends (written
+ *     once it committed, dropped when it aborted) instead of skipped ({@code transactional: hold}); a
+ *     branch that holds has a writer even without transforms (then an identity chain)
  */
-public record TransformSpec(String path, Object raw, String fixedTopic) {
+public record TransformSpec(String path, Object raw, String fixedTopic, boolean holdsTransactions) {
+
+    /** A spec that skips transactional batches (the default). */
+    public TransformSpec(String path, Object raw, String fixedTopic) {
+        this(path, raw, fixedTopic, false);
+    }
 
     /** A new chain for one writer; {@code replicaId} names this proxy replica in derived records. */
     public TransformChain newChain(String replicaId) {
