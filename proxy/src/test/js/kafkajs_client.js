@@ -9,6 +9,9 @@
 //       each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
 //   node kafkajs_client.js consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S
 //       the same over several topics (dev.weft.proxy.weave tests), each line prefixed by "TOPIC<TAB>".
+//   node kafkajs_client.js produce-with-headers BOOTSTRAP TOPIC INPUT.tsv NAME=VALUE[,NAME=VALUE...]
+//       sends every record of INPUT.tsv (as for produce) with these headers on each, idempotently with
+//       acks=all, in order, and prints "sent N" (dev.weft.proxy.weave.BranchRealClientsTest).
 'use strict';
 
 const fs = require('fs');
@@ -49,6 +52,27 @@ async function produce(bootstrap, topic, inputPath) {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const batchSize = 500;
+  for (let i = 0; i < records.length; i += batchSize) {
+    await producer.send({ topic, acks: -1, messages: records.slice(i, i + batchSize) });
+  }
+  await producer.disconnect();
+  process.stdout.write(`sent ${records.length}\n`);
+  return 0;
+}
+
+async function produceWithHeaders(bootstrap, topic, inputPath, headerList) {
+  const kafka = client(bootstrap, 'weft-branch-kafkajs-producer');
+  const headers = {};
+  for (const pair of headerList.split(',').filter((h) => h.length > 0)) {
+    const eq = pair.indexOf('=');
+    headers[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const records = fs.readFileSync(inputPath, 'ascii').split('\n').filter((l) => l.length > 0)
+    .map((l) => l.split('\t'))
+    .map(([key, value]) => ({ key, value: Buffer.from(value, 'base64'), headers }));
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const batchSize = 100;
   for (let i = 0; i < records.length; i += batchSize) {
     await producer.send({ topic, acks: -1, messages: records.slice(i, i + batchSize) });
   }
@@ -108,7 +132,11 @@ async function main(argv) {
   if (argv.length === 6 && argv[0] === 'consume-topics') {
     return consume(argv[1], argv[2].split(','), argv[3], Number(argv[4]), Number(argv[5]), true);
   }
+  if (argv.length === 5 && argv[0] === 'produce-with-headers') {
+    return produceWithHeaders(argv[1], argv[2], argv[3], argv[4]);
+  }
   process.stderr.write('usage: kafkajs_client.js produce BOOTSTRAP TOPIC INPUT.tsv | '
+    + 'produce-with-headers BOOTSTRAP TOPIC INPUT.tsv NAME=VALUE[,NAME=VALUE...] | '
     + 'consume BOOTSTRAP TOPIC GROUP COUNT TIMEOUT_S | consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S\n');
   return 64;
 }

@@ -163,8 +163,22 @@ class SlowReaderTest {
             ByteBuffer current = null;
             long lastReport = t0;
             List<String> progress = new ArrayList<>();
-            // Write until the socket has taken nothing for 2 s: the proxy stopped reading.
-            while (System.nanoTime() - lastProgress < TimeUnit.SECONDS.toNanos(2)) {
+            // Write until the socket has taken nothing for 2 s and the proxy has taken no request for 2 s: it
+            // stopped reading. A proxy that is only slow (a starved machine) still takes requests from its
+            // socket buffer meanwhile, and that is not the stall this test is after.
+            double forwardedSeen = -1;
+            long lastForwardChange = System.nanoTime();
+            long lastForwardCheck = 0;
+            while (System.nanoTime() - lastProgress < TimeUnit.SECONDS.toNanos(2)
+                    || System.nanoTime() - lastForwardChange < TimeUnit.SECONDS.toNanos(2)) {
+                if (System.nanoTime() - lastForwardCheck > TimeUnit.MILLISECONDS.toNanos(100)) {
+                    lastForwardCheck = System.nanoTime();
+                    double forwarded = ResilientProxy.metric(proxy, "weft_requests_total", Map.of("api", api));
+                    if (forwarded != forwardedSeen) {
+                        forwardedSeen = forwarded;
+                        lastForwardChange = lastForwardCheck;
+                    }
+                }
                 if (current == null || !current.hasRemaining()) {
                     current = batch(request, (int) (bytesWritten / frameLength), frameLength);
                 }
