@@ -158,6 +158,22 @@ public final class WeftProcess implements AutoCloseable {
     }
 
     /**
+     * Weft serving one virtual cluster over a {@code type: branch} router (README "Stream branching"): route
+     * {@code names[0]} (cluster {@code bootstraps[0]}) is the primary, which clients see as if the router were
+     * not there; route {@code names[1]} (cluster {@code bootstraps[1]}) a branch taking copies of what the
+     * primary acknowledged, its route keys ({@code naming}, {@code transforms}, ...) {@code branchRouteYaml}
+     * (lines indented 8). The branch topics must exist on the branch cluster before {@link #start()}. Node ids
+     * up to {@code brokersPerCluster × 2 - 1}, as for {@link #woven}.
+     */
+    public static WeftProcess branch(List<String> names, List<String> bootstraps, String branchRouteYaml, int brokersPerCluster,
+                                     Path dir, List<String> jvmArgs, boolean quiet) {
+        if (names.size() != 2 || bootstraps.size() != 2) {
+            throw new IllegalArgumentException("a branch router here has a primary and one branch");
+        }
+        return overRouter("branch", names, bootstraps, k -> k == 0 ? "" : branchRouteYaml, "", brokersPerCluster, dir, jvmArgs, quiet);
+    }
+
+    /**
      * Weft whose virtual cluster targets one router ({@code weave}, of {@code type}) over the clusters
      * {@code bootstraps}: route {@code names[k]} to cluster {@code k}, each route's lines followed by
      * {@code routeExtra(k)} (indented 8), the router's own keys after the routes by {@code routerExtra}
@@ -281,6 +297,16 @@ public final class WeftProcess implements AutoCloseable {
      * @throws IOException when the endpoint does not answer 200
      */
     public List<Sample> metrics(String name) throws IOException, InterruptedException {
+        return scrape().getOrDefault(name, List.of());
+    }
+
+    /**
+     * One scrape of {@code /metrics} (Prometheus text): every sample, by metric name (one HTTP request for
+     * all the counters a caller reads).
+     *
+     * @throws IOException when the endpoint does not answer 200
+     */
+    public Map<String, List<Sample>> scrape() throws IOException, InterruptedException {
         String body;
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/metrics"))
@@ -290,10 +316,10 @@ public final class WeftProcess implements AutoCloseable {
             }
             body = r.body();
         }
-        List<Sample> out = new ArrayList<>();
+        Map<String, List<Sample>> out = new java.util.HashMap<>();
         for (String line : body.split("\n")) {
             Matcher m = SAMPLE.matcher(line.trim());
-            if (line.startsWith("#") || !m.matches() || !m.group(1).equals(name)) {
+            if (line.startsWith("#") || !m.matches()) {
                 continue;
             }
             Map<String, String> labels = new TreeMap<>();
@@ -304,7 +330,7 @@ public final class WeftProcess implements AutoCloseable {
                 }
             }
             try {
-                out.add(new Sample(Map.copyOf(labels), Double.parseDouble(m.group(3))));
+                out.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(new Sample(Map.copyOf(labels), Double.parseDouble(m.group(3))));
             } catch (NumberFormatException e) {
                 // not a number: skipped
             }

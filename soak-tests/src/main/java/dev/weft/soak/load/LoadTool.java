@@ -57,7 +57,9 @@ import java.util.function.IntUnaryOperator;
  * = HAProxy in TCP mode, {@code woven} / {@code woven-b} = Weft serving a topic-weave virtual cluster over
  * this cluster and a second one, {@code pwoven} = Weft serving a partition-weave virtual cluster over this
  * cluster (one logical topic whose partitions are the physical topic's in rotated order), {@code direct-b} =
- * that second cluster's broker, {@code name=host:port}
+ * that second cluster's broker, {@code branch-copy} / {@code branch-redact} = Weft over a {@code type: branch}
+ * router copying (or redacting) to that second cluster, {@code NAME!kill} / {@code NAME!stop} the same with the
+ * branch cluster faulted in each measured slice ({@link BranchTargets}), {@code name=host:port}
  * for any other bootstrap, or a {@code --peer} = another proxy already running, measured through its
  * process id), in interleaved slices
  * (A B C A B C ...) so that machine drift hits every target alike. Brokers run in forked JVMs (testkit),
@@ -75,9 +77,10 @@ public final class LoadTool {
 
     private static final Set<String> OPTIONS = Set.of("record-bytes", "records-bytes", "duration", "rounds", "targets",
             "mode", "rate", "out", "brokers", "partitions", "warmup", "weft-jvm-opts", "verbose", "broker-heap", "peer",
-            "weft-variant");
+            "weft-variant", "branch-fault-at", "branch-fault-for");
     /** The targets the tool sets up itself; any other name is {@code name=host:port} or a {@code --peer}. */
-    static final Set<String> BUILT_IN = Set.of("direct", "direct-b", "weft", "collapsed", "haproxy", "woven", "woven-b", "pwoven");
+    static final Set<String> BUILT_IN = Set.of("direct", "direct-b", "weft", "collapsed", "haproxy", "woven", "woven-b", "pwoven",
+            BranchTargets.COPY, BranchTargets.REDACT);
     private static final String[] SCENARIOS = {"produce", "e2e", "consume"};
 
     /**
@@ -192,7 +195,8 @@ public final class LoadTool {
      */
     public record Options(int recordBytes, Duration duration, int rounds, List<String> targets, String mode, int rate,
                           Path out, int brokers, int partitions, Duration warmup, List<String> weftJvmOpts,
-                          boolean verbose, String brokerHeap, List<Peer> peers, List<WeftVariant> variants, String command) {
+                          boolean verbose, String brokerHeap, List<Peer> peers, List<WeftVariant> variants, String command,
+                          Duration branchFaultAt, Duration branchFaultFor) {
 
         public static Options parse(String[] argv) {
             Args a = new Args(argv, Set.of("verbose"));
@@ -228,13 +232,19 @@ public final class LoadTool {
                     throw new IllegalArgumentException("target '" + t + "': no --weft-variant " + t.substring(WeftVariant.PREFIX.length())
                             + "=KEY=VALUE[;KEY=VALUE...] defines it");
                 }
+                BranchTargets.spec(t); // a branch target's fault suffix: one-line error
+            }
+            Duration faultAt = a.duration("branch-fault-at", Duration.ofSeconds(5));
+            Duration faultFor = a.duration("branch-fault-for", Duration.ofSeconds(10));
+            if (faultFor.isZero() || faultFor.isNegative() || faultAt.isNegative()) {
+                throw new IllegalArgumentException("--branch-fault-for must be > 0 and --branch-fault-at >= 0");
             }
             return new Options(recordBytes, a.duration("duration", Duration.ofSeconds(20)), a.integer("rounds", 3),
                     List.copyOf(targets), mode, a.integer("rate", 10_000),
                     Path.of(a.get("out", "perf-reports/results/load-" + LocalDate.now() + ".json")),
                     a.integer("brokers", 1), a.integer("partitions", 6), a.duration("warmup", Duration.ofSeconds(5)),
                     WeftProcess.splitOptions(opts), a.flag("verbose"),
-                    a.get("broker-heap", "1g"), peers, variants, "LoadTool " + String.join(" ", argv));
+                    a.get("broker-heap", "1g"), peers, variants, "LoadTool " + String.join(" ", argv), faultAt, faultFor);
         }
 
         /** Every JVM option of the Weft processes: the launcher's ({@code jvm.options}), then {@code --weft-jvm-opts}. */
@@ -264,11 +274,13 @@ public final class LoadTool {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("load: " + e.getMessage());
-            System.err.println("usage: load.sh [--targets direct,weft,weft:NAME,collapsed,haproxy,woven,woven-b,pwoven,direct-b,NAME=HOST:PORT]"
+            System.err.println("usage: load.sh [--targets direct,weft,weft:NAME,collapsed,haproxy,woven,woven-b,pwoven,direct-b,branch-copy,branch-redact,NAME=HOST:PORT]"
                     + " [--mode max|fixed] [--rate N] [--record-bytes 1024]"
                     + " [--duration 20s] [--rounds 3] [--warmup 5s] [--brokers 1|3] [--partitions 6] [--out FILE]"
                     + " [--weft-jvm-opts 'OPTS' (after the launcher's jvm.options)] [--peer " + Peer.SYNTAX + " (repeatable)]"
-                    + " [--weft-variant " + WeftVariant.SYNTAX + " (repeatable; target weft:NAME)]");
+                    + " [--weft-variant " + WeftVariant.SYNTAX + " (repeatable; target weft:NAME)]"
+                    + " [targets branch-copy, branch-redact, branch-copy!kill, branch-redact!stop, ...]"
+                    + " [--branch-fault-at 5s] [--branch-fault-for 10s]");
             System.exit(2);
             return;
         }
@@ -286,9 +298,19 @@ public final class LoadTool {
      * the proxy started: {@code pwoven}).
      */
     private record Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home,
-                          Admin admin, IntUnaryOperator physicalPartition, boolean topicCreated) {
+                          Admin admin, IntUnaryOperator physicalPartition, boolean topicCreated, boolean json) {
+        Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home,
+               Admin admin, IntUnaryOperator physicalPartition, boolean topicCreated) {
+            this(name, bootstrap, proxyPid, topic, realTopic, home, admin, physicalPartition, topicCreated, false);
+        }
+
         Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home, Admin admin) {
             this(name, bootstrap, proxyPid, topic, realTopic, home, admin, IntUnaryOperator.identity(), false);
+        }
+
+        /** The same with the proxy's pid (known once its process started). */
+        Target withPid(long pid) {
+            return new Target(name, bootstrap, pid, topic, realTopic, home, admin, physicalPartition, topicCreated, json);
         }
 
         Target(String name, String bootstrap, long proxyPid, String topic, String realTopic, KafkaCluster home) {
@@ -396,20 +418,25 @@ public final class LoadTool {
         List<Admin> externalAdmins = new ArrayList<>();
         Map<String, Peer> peers = new HashMap<>();
         o.peers().forEach(p -> peers.put(p.name(), p));
+        Map<String, BranchTargets.Spec> branchSpecs = new LinkedHashMap<>();
         ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "load-sampler");
             t.setDaemon(true);
             return t;
         });
         try (KafkaCluster cluster = b.build().start(); AutoCloseable stopWefts = () -> stopWefts(wefts)) {
-            if (o.targets().stream().map(String::trim).anyMatch(t -> t.equals("woven") || t.equals("woven-b") || t.equals("direct-b"))) {
-                // The woven virtual cluster's second cluster: the same broker count and settings, its own JVMs.
+            boolean wantWoven = o.targets().stream().map(String::trim).anyMatch(t -> t.equals("woven") || t.equals("woven-b") || t.equals("direct-b"));
+            boolean wantBranch = o.targets().stream().map(String::trim).anyMatch(t -> BranchTargets.spec(t) != null);
+            if (wantWoven || wantBranch) {
+                // The woven virtual cluster's second cluster (also the branch targets' branch cluster): the same
+                // broker count and settings, its own JVMs.
                 second = KafkaCluster.builder().brokers(o.brokers()).forked(true).heap(o.brokerHeap())
                         .brokerProperty("log.retention.check.interval.ms", "10000").build().start();
+            }
+            if (wantWoven) {
                 woven = WeftProcess.woven(WOVEN_ROUTES, List.of(cluster.bootstrapServers(), second.bootstrapServers()),
                         WOVEN_PREFIXES, o.brokers(), tmp.resolve("woven"), weftJvm, !o.verbose());
                 wefts.add(woven);
-                woven.start();
             }
             int rf = Math.min(3, o.brokers());
             // Old slices are deleted as the run goes (a 1 KiB max-throughput slice writes gigabytes): each
@@ -425,8 +452,7 @@ public final class LoadTool {
                     WeftProcess w = new WeftProcess(cluster.bootstrapServers(), variant.serverYaml(), o.brokers() - 1,
                             tmp.resolve("weft-" + variant.name()), weftJvm, !o.verbose());
                     wefts.add(w);
-                    w.start();
-                    targets.add(new Target(name, w.bootstrap(), w.pid(), "load-weft-" + variant.name(), cluster));
+                    targets.add(new Target(name, w.bootstrap(), -1, "load-weft-" + variant.name(), cluster));
                     weftOf.put(name, w);
                     continue;
                 }
@@ -438,8 +464,7 @@ public final class LoadTool {
                         WeftProcess weft = new WeftProcess(cluster.bootstrapServers(), o.brokers() - 1, tmp.resolve("weft"),
                                 weftJvm, !o.verbose());
                         wefts.add(weft);
-                        weft.start();
-                        targets.add(new Target(name, weft.bootstrap(), weft.pid(), "load-weft", cluster));
+                        targets.add(new Target(name, weft.bootstrap(), -1, "load-weft", cluster));
                         weftOf.put(name, weft);
                     }
                     // topology: collapsed, one proxy node: clients see one broker, the proxy splits every
@@ -448,8 +473,7 @@ public final class LoadTool {
                         collapsed = WeftProcess.collapsed(cluster.bootstrapServers(), tmp.resolve("collapsed"),
                                 weftJvm, !o.verbose());
                         wefts.add(collapsed);
-                        collapsed.start();
-                        targets.add(new Target(name, collapsed.bootstrap(), collapsed.pid(), "load-collapsed", cluster));
+                        targets.add(new Target(name, collapsed.bootstrap(), -1, "load-collapsed", cluster));
                         weftOf.put(name, collapsed);
                     }
                     case "haproxy" -> {
@@ -463,14 +487,14 @@ public final class LoadTool {
                     // Route a (the main cluster, also the producer-id home): renamed a.load-woven, Produce goes as
                     // it is under topic ids (v13: the virtual id is the real one), every Fetch is rebuilt.
                     case "woven" -> {
-                        targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                        targets.add(new Target(name, woven.bootstrap(), -1,
                                 WOVEN_PREFIXES.get(0) + "load-woven", "load-woven", cluster));
                         weftOf.put(name, woven);
                     }
                     // Route b (the second cluster): the same plus the producer-id translation (8+2 bytes and
                     // the CRC-32C of every batch rewritten in place).
                     case "woven-b" -> {
-                        targets.add(new Target(name, woven.bootstrap(), woven.pid(),
+                        targets.add(new Target(name, woven.bootstrap(), -1,
                                 WOVEN_PREFIXES.get(1) + "load-woven-b", "load-woven-b", second));
                         weftOf.put(name, woven);
                     }
@@ -485,14 +509,28 @@ public final class LoadTool {
                         pwoven = WeftProcess.partitionWoven(List.of(PWOVEN_ROUTE), List.of(cluster.bootstrapServers()),
                                 Map.of(PWOVEN_TOPIC, segments), o.brokers(), tmp.resolve("pwoven"), weftJvm, !o.verbose());
                         wefts.add(pwoven);
-                        pwoven.start();
-                        targets.add(new Target(name, pwoven.bootstrap(), pwoven.pid(), PWOVEN_TOPIC, PWOVEN_TOPIC, cluster,
+                        targets.add(new Target(name, pwoven.bootstrap(), -1, PWOVEN_TOPIC, PWOVEN_TOPIC, cluster,
                                 cluster.admin(), physicalPartitions(segments), true));
                         weftOf.put(name, pwoven);
                     }
                     // name=host:port, or a --peer (the same, measured through its process): the topic is created
                     // through that bootstrap, on whatever cluster it leads to.
                     default -> {
+                        BranchTargets.Spec branch = BranchTargets.spec(name);
+                        if (branch != null) {
+                            // type: branch, primary = the main cluster, one branch = the second cluster. The branch
+                            // topic (same partitions, RF, configs) is created there first, directly; the primary
+                            // topic below like every other target's.
+                            second.createTopic(branch.branchTopic(), o.partitions(), rf, topicConfig);
+                            WeftProcess w = BranchTargets.weft(branch, cluster.bootstrapServers(), second.bootstrapServers(), o.brokers(),
+                                    tmp.resolve(branch.topic()), weftJvm, !o.verbose());
+                            wefts.add(w);
+                            targets.add(new Target(name, w.bootstrap(), -1, branch.topic(), branch.topic(), cluster, cluster.admin(),
+                                    IntUnaryOperator.identity(), false, true));
+                            weftOf.put(name, w);
+                            branchSpecs.put(name, branch);
+                            break;
+                        }
                         Peer peer = peers.get(name);
                         int eq = name.indexOf('=');
                         if (peer == null && eq <= 0) {
@@ -509,6 +547,9 @@ public final class LoadTool {
                     }
                 }
             }
+            // Every Weft process at once (each start is a JVM start and a wait for /readyz), then their pids.
+            startAll(wefts);
+            targets.replaceAll(t -> weftOf.containsKey(t.name()) ? t.withPid(weftOf.get(t.name()).pid()) : t);
             for (Target t : targets) {
                 if (t.topicCreated()) {
                     // created on its cluster before its proxy started (pwoven), never through the proxy
@@ -574,8 +615,8 @@ public final class LoadTool {
                         sl.put("warmup", true);
                         sl.put("target", t.name());
                         sl.put("loadAverage", loadAverage());
-                        slice(o, o.warmup(), clients.get(t.name()), null, new Live(t.name()), sl,
-                                w == null ? null : () -> weftCounters(w));
+                        targetSlice(o, o.warmup(), clients.get(t.name()), null, new Live(t.name()), sl, w,
+                                branchSpecs.get(t.name()), second, false);
                         slices.add(sl);
                     }
                 }
@@ -590,8 +631,8 @@ public final class LoadTool {
                         sl.put("round", round);
                         sl.put("target", t.name());
                         sl.put("loadAverage", loadAverage());
-                        slice(o, o.duration(), clients.get(t.name()), totals.get(t.name()), l, sl,
-                                w == null ? null : () -> weftCounters(w));
+                        targetSlice(o, o.duration(), clients.get(t.name()), totals.get(t.name()), l, sl, w,
+                                branchSpecs.get(t.name()), second, true);
                         live[0] = null;
                         if (w != null) {
                             @SuppressWarnings("unchecked") Map<String, Object> delta = (Map<String, Object>) sl.get("weftCounters");
@@ -614,6 +655,7 @@ public final class LoadTool {
                     ProcStat.peakRssBytes(t.proxyPid()).ifPresent(v -> peakRss.put(t.name(), v));
                 }
             }
+            Map<String, Object> branchInfo = branchSummary(o, branchSpecs, slices, cluster, second);
             Map<String, Boolean> cdsMapped = new LinkedHashMap<>();
             weftOf.forEach((name, w) -> cdsMapped.put(name, w.mapsArchive(WeftProcess.cdsArchive())));
             Map<String, Object> report = Reports.header("load",
@@ -669,6 +711,15 @@ public final class LoadTool {
                         + o.partitions() / 2 + ") mod " + o.partitions() + "), created directly on that cluster before the"
                         + " proxy started; every Produce/Fetch partition renumbered, fetch sessions declined");
             }
+            if (!branchSpecs.isEmpty()) {
+                Map<String, Object> bc = new LinkedHashMap<>();
+                branchSpecs.forEach((name, sp) -> bc.put(name, sp.describe()));
+                config.put("branch", bc);
+                config.put("branchFault", "targets NAME!kill / NAME!stop: in each measured slice, " + o.branchFaultAt().toMillis()
+                        + " ms after its first send, every broker of the branch cluster SIGKILLed (restarted " + o.branchFaultFor().toMillis()
+                        + " ms later; back when visible to clients again) or SIGSTOPped (SIGCONT " + o.branchFaultFor().toMillis()
+                        + " ms later); warm-up slices without fault");
+            }
             if (collapsed != null) {
                 config.put("collapsed", "one Weft process serving the main cluster with topology: collapsed, one proxy node"
                         + " (nodes: [ { id: 0, address: 127.0.0.1:P } ], gateways: [ { name: n0, bind: 127.0.0.1:P } ]):"
@@ -692,9 +743,13 @@ public final class LoadTool {
             Map<String, Object> proxyLogs = new LinkedHashMap<>();
             weftOf.forEach((name, w) -> proxyLogs.put(name, w.problems()));
             report.put("weftLogProblems", proxyLogs);
+            if (!branchInfo.isEmpty()) {
+                report.put("branch", branchInfo);
+            }
             report.put("faults", List.of());
             report.put("integrity", null);
             List<String> problems = problems(slices, proxyLogs);
+            problems.addAll(BranchTargets.problems(slices));
             report.put("problems", problems);
             Reports.write(o.out(), report);
             printTable(report);
@@ -711,6 +766,94 @@ public final class LoadTool {
             externalAdmins.forEach(Admin::close);
             deleteQuietly(tmp);
         }
+    }
+
+    /**
+     * Per branch target: its setup, the records its primary topic and its branch topic hold in all (end offsets:
+     * every record written in the run, warm-up included; the slices' deleteRecords do not move them), the sum of
+     * the measured slices' branch counters and branch records against their acknowledged records, and each
+     * faulted slice's catch-up.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> branchSummary(Options o, Map<String, BranchTargets.Spec> specs, List<Map<String, Object>> slices,
+                                                     KafkaCluster cluster, KafkaCluster second) throws Exception {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (var e : specs.entrySet()) {
+            BranchTargets.Spec sp = e.getValue();
+            Map<String, Object> b = new LinkedHashMap<>();
+            b.put("setup", sp.describe());
+            b.put("primaryTopic", sp.topic());
+            b.put("branchTopic", sp.branchTopic());
+            long primary = BranchTargets.sum(BranchTargets.endOffsets(cluster, sp.topic(), o.partitions()));
+            long branch = BranchTargets.sum(BranchTargets.settledEndOffsets(second, sp.branchTopic(), o.partitions(), Duration.ofSeconds(10)));
+            b.put("primaryRecordsWritten", primary);
+            b.put("branchRecordsWritten", branch);
+            b.put("branchPerPrimary", primary == 0 ? null : round((double) branch / primary));
+            Map<String, Object> counters = new LinkedHashMap<>();
+            long acked = 0;
+            long copied = 0;
+            List<Map<String, Object>> faults = new ArrayList<>();
+            for (Map<String, Object> s : slices) {
+                if (!e.getKey().equals(s.get("target")) || Boolean.TRUE.equals(s.get("warmup"))) {
+                    continue;
+                }
+                if (s.get("branchCounters") instanceof Map<?, ?> m) {
+                    addInto(counters, (Map<String, Object>) m);
+                }
+                acked += ((Number) s.get("acknowledged")).longValue();
+                copied += ((Number) s.get("branchRecords")).longValue();
+                if (s.get("branchFault") != null) {
+                    Map<String, Object> f = new LinkedHashMap<>();
+                    f.put("round", s.get("round"));
+                    f.put("fault", s.get("branchFault"));
+                    f.put("catchUp", s.get("branchCatchUp"));
+                    f.put("produceErrors", s.get("produceErrors"));
+                    faults.add(f);
+                }
+            }
+            Map<String, Object> measured = new LinkedHashMap<>();
+            measured.put("acknowledged", acked);
+            measured.put("branchRecords", copied);
+            measured.put("branchRecordsPerAcknowledged", acked == 0 ? null : round((double) copied / acked));
+            measured.put("branchCounters", counters);
+            b.put("measuredSlices", measured);
+            if (!faults.isEmpty()) {
+                b.put("faultedSlices", faults);
+            }
+            System.err.println("load: " + e.getKey() + ": branch topic " + sp.branchTopic() + " holds " + branch + " records written, primary "
+                    + primary + "; measured slices: " + copied + " copied of " + acked + " acknowledged, counters " + counters);
+            out.put(e.getKey(), b);
+        }
+        return out;
+    }
+
+    /** Starts the Weft processes together (each waits for its /readyz), saying how long that took. */
+    private static void startAll(List<WeftProcess> wefts) throws Exception {
+        if (wefts.isEmpty()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
+        for (WeftProcess w : wefts) {
+            Thread t = new Thread(() -> {
+                try {
+                    w.start();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "load-weft-start");
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            Throwable f = failures.getFirst();
+            throw f instanceof Exception e ? e : new IllegalStateException(f);
+        }
+        System.err.printf("load: %d Weft process(es) started in %.1f s%n", wefts.size(), (System.nanoTime() - t0) / 1e9);
     }
 
     /** Stops the Weft processes together, before the brokers, saying how long their exit (archive written) took. */
@@ -933,8 +1076,9 @@ public final class LoadTool {
     static Map<String, Object> weftCounters(WeftProcess w) {
         Map<String, Object> c = new LinkedHashMap<>();
         try {
+            Map<String, List<WeftProcess.Sample>> scraped = w.scrape(); // one /metrics request for all of them
             Map<String, Object> upstream = new java.util.TreeMap<>();
-            for (WeftProcess.Sample s : w.metrics("weft_upstream_requests_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_upstream_requests_total", List.of())) {
                 String api = s.labels().get("api");
                 if (SPLIT_APIS.contains(api)) {
                     @SuppressWarnings("unchecked") Map<String, Object> b = (Map<String, Object>) upstream.computeIfAbsent(
@@ -944,7 +1088,7 @@ public final class LoadTool {
             }
             c.put("upstreamRequests", upstream);
             Map<String, Object> client = new java.util.TreeMap<>();
-            for (WeftProcess.Sample s : w.metrics("weft_requests_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_requests_total", List.of())) {
                 if (SPLIT_APIS.contains(s.labels().get("api"))) {
                     client.merge(s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
                 }
@@ -954,7 +1098,7 @@ public final class LoadTool {
             // session that is not the first carries only the partitions that changed (KIP-227); woven and
             // collapsed decline sessions, so every Fetch names every partition.
             Map<String, Object> clientBytes = new java.util.TreeMap<>();
-            for (WeftProcess.Sample s : w.metrics("weft_request_bytes_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_request_bytes_total", List.of())) {
                 if (SPLIT_APIS.contains(s.labels().get("api"))) {
                     clientBytes.merge(s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
                 }
@@ -963,21 +1107,21 @@ public final class LoadTool {
             // Record bytes the clients got back (Fetch answers), next to fetchDiscardedBytes (split parts
             // that answered after the client had been answered, and are fetched again).
             long fetchBytes = 0;
-            for (WeftProcess.Sample s : w.metrics("weft_response_bytes_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_response_bytes_total", List.of())) {
                 if ("Fetch".equals(s.labels().get("api"))) {
                     fetchBytes += (long) s.value();
                 }
             }
             c.put("clientFetchResponseBytes", fetchBytes);
             Map<String, Object> errors = new java.util.TreeMap<>();
-            for (WeftProcess.Sample s : w.metrics("weft_errors_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_errors_total", List.of())) {
                 if (s.value() > 0) {
                     errors.merge(s.labels().get("error") + "/" + s.labels().get("api"), (long) s.value(), (x, y) -> (Long) x + (Long) y);
                 }
             }
             c.put("errors", errors);
             long discarded = 0;
-            for (WeftProcess.Sample s : w.metrics("weft_fetch_discarded_bytes_total")) {
+            for (WeftProcess.Sample s : scraped.getOrDefault("weft_fetch_discarded_bytes_total", List.of())) {
                 discarded += (long) s.value();
             }
             c.put("fetchDiscardedBytes", discarded);
@@ -1065,7 +1209,7 @@ public final class LoadTool {
             pc.put(ProducerConfig.LINGER_MS_CONFIG, 5);
             pc.put(ProducerConfig.BATCH_SIZE_CONFIG, 65536);
             pc.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 16L << 20);
-            String id = t.name().replace(':', '-'); // weft:NAME: no ':' in a client id (JMX names)
+            String id = t.name().replace(':', '-').replace('!', '-'); // weft:NAME, branch-copy!kill: plain client ids (JMX names)
             pc.put(ProducerConfig.CLIENT_ID_CONFIG, "load-" + id);
             producer = new KafkaProducer<>(pc, new ByteArraySerializer(), new ByteArraySerializer());
             Map<String, Object> cc = new HashMap<>();
@@ -1090,9 +1234,61 @@ public final class LoadTool {
         }
     }
 
+    /**
+     * One slice of a target ({@link #slice}); for a branch target also its branch counters over the slice (read
+     * again once the branch topic stopped growing), the records the branch topic got in it and, for a
+     * {@code NAME!kill} / {@code NAME!stop} target's measured slices, the fault of the branch cluster and what
+     * reached the branch after it came back.
+     */
+    private static void targetSlice(Options o, Duration duration, Clients c, TargetTotals totals, Live live,
+                                    Map<String, Object> sl, WeftProcess w, BranchTargets.Spec branch, KafkaCluster second,
+                                    boolean measured) throws Exception {
+        java.util.function.Supplier<Map<String, Object>> counters = w == null ? null : () -> weftCounters(w);
+        if (branch == null) {
+            slice(o, duration, c, totals, live, sl, counters, null);
+            return;
+        }
+        String topic = branch.branchTopic();
+        Map<TopicPartition, Long> from = BranchTargets.endOffsets(second, topic, o.partitions());
+        BranchTargets.deleteBefore(second, from);
+        Map<String, Object> b0 = BranchTargets.counters(w);
+        // Faults in the measured slices only: the warm-up stays a healthy one.
+        BranchTargets.Fault fault = measured && branch.fault() != null
+                ? new BranchTargets.Fault(branch.fault(), second, o.branchFaultAt(), o.branchFaultFor()) : null;
+        Map<String, Object> faultInfo = null;
+        try {
+            slice(o, duration, c, totals, live, sl, counters, fault == null ? null : fault::start);
+        } finally {
+            if (fault != null) {
+                faultInfo = fault.finish();
+            }
+        }
+        Map<TopicPartition, Long> to = BranchTargets.settledEndOffsets(second, topic, o.partitions(), Duration.ofSeconds(15));
+        Map<String, Object> delta = counterDelta(b0, BranchTargets.counters(w));
+        long copied = BranchTargets.sum(to) - BranchTargets.sum(from);
+        long acked = ((Number) sl.get("acknowledged")).longValue();
+        sl.put("branchCounters", delta);
+        sl.put("branchRecords", copied);
+        sl.put("branchRecordsPerAcknowledged", acked == 0 ? null : round((double) copied / acked));
+        String catchUpLine = "";
+        if (fault != null) {
+            sl.put("branchFault", faultInfo);
+            Map<String, Object> cu = BranchTargets.catchUp(second, from, to, fault, ((Number) sl.get("sent")).longValue(), o.rate(), o.fixed(),
+                    duration);
+            sl.put("branchCatchUp", cu);
+            catchUpLine = "; fault " + faultInfo.get("kind") + " at " + faultInfo.get("faultAtSec") + " s, branch back at "
+                    + faultInfo.get("recoveredAtSec") + " s; branch records by production time " + cu.get("branchRecordsProduced")
+                    + " vs primary sent " + cu.get("primarySentProduced") + ", first after recovery produced "
+                    + orDash(cu.get("firstAfterRecoveryMs")) + " ms after it";
+        }
+        System.err.println("load:   " + c.target.name() + " branch: " + copied + " records on " + topic + " for " + acked
+                + " acknowledged, copies " + delta.get("copies") + ", writer " + delta.get("records") + catchUpLine);
+    }
+
     /** One slice: produce for {@code duration} while consuming, then re-read the slice (catch-up). */
     private static void slice(Options o, Duration duration, Clients c, TargetTotals totals, Live live,
-                              Map<String, Object> sliceOut, java.util.function.Supplier<Map<String, Object>> counters)
+                              Map<String, Object> sliceOut, java.util.function.Supplier<Map<String, Object>> counters,
+                              java.util.function.LongConsumer onStart)
             throws Exception {
         Map<String, Object> counters0 = counters == null ? null : counters.get();
         // Each slice measures its own records: a consumer that is still behind (an earlier slice's records
@@ -1137,6 +1333,10 @@ public final class LoadTool {
 
         long start = System.nanoTime();
         long end = start + duration.toNanos();
+        if (onStart != null) {
+            onStart.accept(start); // a branch fault's schedule
+        }
+        boolean json = c.target.json();
         long period = o.fixed() ? Math.max(1, 1_000_000_000L / o.rate()) : 0;
         long seq = 0;
         String topic = c.target.topic();
@@ -1161,7 +1361,8 @@ public final class LoadTool {
                 }
             }
             final long sentFor = intended;
-            c.producer.send(new ProducerRecord<>(topic, Payload.create(o.recordBytes(), intended, seq)), (md, ex) -> {
+            byte[] value = json ? Payload.json(o.recordBytes(), intended, seq) : Payload.create(o.recordBytes(), intended, seq);
+            c.producer.send(new ProducerRecord<>(topic, value), (md, ex) -> {
                 long now = System.nanoTime();
                 if (ex != null) {
                     errors.incrementAndGet();

@@ -26,8 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A few seconds per target: direct, weft, a Weft variant (epoll) and collapsed (and haproxy where it is
  * installed) all produce figures, the proxies their per-phase costs, the Weft targets their clients' request bytes; the collapsed target's slices carry the proxy's per-broker
- * sub-request counts; a {@code --peer} is measured like the proxies the tool starts; the woven targets and the
- * partition-woven one ({@code pwoven}) work like the others.
+ * sub-request counts; a {@code --peer} is measured like the proxies the tool starts; the woven targets, the
+ * branch targets (on the woven targets' second cluster, one with a SIGSTOP of it) and the partition-woven one
+ * ({@code pwoven}) work like the others. Slices are 1-2 s without warm-up: the cases check the tool's plumbing
+ * (CI's time budget), not its figures.
  */
 class LoadToolTest {
 
@@ -38,7 +40,7 @@ class LoadToolTest {
         String targets = HaproxyProcess.available() ? "direct,weft,weft:epoll,collapsed,haproxy" : "direct,weft,weft:epoll,collapsed";
         Path out = dir.resolve("load.json");
         LoadTool.run(LoadTool.Options.parse(new String[] {
-            "--targets", targets, "--duration", "3s", "--rounds", "1", "--warmup", "1s", "--out", out.toString(),
+            "--targets", targets, "--duration", "1s", "--rounds", "1", "--warmup", "0s", "--out", out.toString(),
             "--weft-jvm-opts", "-Xmx384m", "--weft-variant", "epoll=transport=epoll"}));
 
         // perf-reports' own reader accepts it (weft-report/v1)
@@ -147,7 +149,7 @@ class LoadToolTest {
             Path out = dir.resolve("load-peer.json");
             LoadTool.run(LoadTool.Options.parse(new String[] {
                 "--targets", "direct", "--peer", "ext=" + peer.bootstrap() + ",pid=" + peer.pid(),
-                "--duration", "3s", "--rounds", "1", "--warmup", "0s", "--out", out.toString()}));
+                "--duration", "1s", "--rounds", "1", "--warmup", "0s", "--out", out.toString()}));
             Report model = ReportJson.read(out);
             for (String scenario : List.of("produce", "e2e", "consume")) {
                 Result r = model.result(scenario, "ext");
@@ -161,18 +163,24 @@ class LoadToolTest {
         }
     }
 
-    /** The woven targets: a second cluster, one Weft process over both, renamed topics; figures for each. */
+    /**
+     * The woven targets: a second cluster, one Weft process over both, renamed topics; figures for each. In the
+     * same run (the branch targets' branch cluster is that second cluster: one cluster start less for CI) a
+     * pure-copy branch target and a redacting one whose slice SIGSTOPs the branch cluster: figures, branch
+     * counters, records on the branch topics, the fault and the catch-up in the report, no primary error.
+     */
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     @SuppressWarnings("unchecked")
-    void wovenTargets(@TempDir Path dir) throws Exception {
+    void wovenAndBranchTargets(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("load-woven.json");
         LoadTool.run(LoadTool.Options.parse(new String[] {
-            "--targets", "direct,woven,woven-b", "--duration", "3s", "--rounds", "1", "--warmup", "1s",
+            "--targets", "direct,woven,woven-b,branch-copy,branch-redact!stop", "--duration", "2s", "--rounds", "1", "--warmup", "0s",
+            "--mode", "fixed", "--rate", "3000", "--branch-fault-at", "200ms", "--branch-fault-for", "500ms",
             "--out", out.toString(), "--weft-jvm-opts", "-Xmx512m"}));
         Map<String, Object> report = Reports.read(out);
         List<Map<String, Object>> results = (List<Map<String, Object>>) report.get("results");
-        for (String target : List.of("woven", "woven-b")) {
+        for (String target : List.of("woven", "woven-b", "branch-copy", "branch-redact!stop")) {
             for (String scenario : List.of("produce", "e2e", "consume")) {
                 Map<String, Object> r = results.stream()
                         .filter(x -> target.equals(x.get("target")) && scenario.equals(x.get("scenario")))
@@ -185,6 +193,71 @@ class LoadToolTest {
             }
         }
         assertTrue(((Map<String, Object>) report.get("config")).containsKey("woven"), "config names the woven setup");
+
+        // branch targets: counters from /metrics, records on the branch topics, the fault and what came after it
+        Map<String, Object> branch = (Map<String, Object>) report.get("branch");
+        assertNotNull(branch, "report.branch");
+        Map<String, Object> copy = (Map<String, Object>) branch.get("branch-copy");
+        Map<String, Object> redact = (Map<String, Object>) branch.get("branch-redact!stop");
+        assertEquals("shadow.load-branch-copy", copy.get("branchTopic"));
+        assertEquals("shadow.load-branch-redact-stop", redact.get("branchTopic"));
+        for (Map<String, Object> b : List.of(copy, redact)) {
+            assertTrue(((Number) b.get("branchRecordsWritten")).longValue() > 0, "the branch topic got records: " + b);
+            assertTrue(((Number) b.get("primaryRecordsWritten")).longValue() > 0, b.toString());
+        }
+        Map<String, Object> copyCounters = (Map<String, Object>) ((Map<String, Object>) copy.get("measuredSlices")).get("branchCounters");
+        Map<String, Object> copies = (Map<String, Object>) copyCounters.get("copies");
+        assertTrue(copies.values().stream().mapToLong(v -> ((Number) v).longValue()).sum() > 0, "weft_branch_copies_total: " + copyCounters);
+        assertTrue(((Number) copies.getOrDefault("acked", 0L)).longValue() > 0, copyCounters.toString());
+        Map<String, Object> writer = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) redact.get("measuredSlices"))
+                .get("branchCounters")).get("records");
+        assertTrue(((Number) writer.get("in")).longValue() > 0, "weft_branch_records_total{stage=in}: " + writer);
+        List<Map<String, Object>> faulted = (List<Map<String, Object>>) redact.get("faultedSlices");
+        assertEquals(1, faulted.size(), redact.toString());
+        Map<String, Object> fault = (Map<String, Object>) faulted.get(0).get("fault");
+        assertEquals("stop", fault.get("kind"));
+        assertTrue(((Number) fault.get("recoveredAtSec")).doubleValue() > ((Number) fault.get("faultAtSec")).doubleValue(), fault.toString());
+        Map<String, Object> catchUp = (Map<String, Object>) faulted.get(0).get("catchUp");
+        assertTrue(catchUp.get("branchRecordsProduced") instanceof Map<?, ?>, catchUp.toString());
+        assertTrue(catchUp.containsKey("gotNewRecordsAfterRecovery"), catchUp.toString());
+        assertTrue(((Map<String, Object>) report.get("config")).containsKey("branch"), "config names the branch setup");
+        for (Map<String, Object> slice : (List<Map<String, Object>>) report.get("slices")) {
+            assertEquals(0L, ((Number) slice.get("produceErrors")).longValue(), "no primary error: " + slice);
+            if (String.valueOf(slice.get("target")).startsWith("branch-")) {
+                assertTrue(slice.containsKey("branchCounters") && slice.containsKey("branchRecords"), slice.toString());
+                assertNotNull(slice.get("weftCounters"), slice.toString());
+            }
+        }
+    }
+
+    /** Branch target names, the YAML Weft reads, and JSON values that carry their send time. */
+    @Test
+    void branchSpecs(@TempDir Path dir) throws Exception {
+        assertNull(BranchTargets.spec("weft"));
+        BranchTargets.Spec s = BranchTargets.spec("branch-redact!kill");
+        assertEquals("kill", s.fault());
+        assertTrue(s.redact());
+        assertEquals("load-branch-redact-kill", s.topic());
+        assertEquals("shadow.load-branch-redact-kill", s.branchTopic());
+        assertNull(BranchTargets.spec("branch-copy").fault());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> BranchTargets.spec("branch-copy!pause"));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> BranchTargets.spec("weft!kill"));
+        for (String t : List.of("branch-copy", "branch-redact!stop")) {
+            WeftProcess w = BranchTargets.weft(BranchTargets.spec(t), "127.0.0.1:9092", "127.0.0.1:9093", 1, dir.resolve(t.replace('!', '-')),
+                    List.of(), true);
+            String yaml = java.nio.file.Files.readString(w.configFile());
+            assertTrue(yaml.contains("type: branch") && yaml.contains("naming: { prefix: \"shadow.\" }"), yaml);
+            assertEquals(t.startsWith("branch-redact"), yaml.contains("value-fields: [\"$.customer.email\"]"), yaml);
+            dev.weft.proxy.config.ConfigLoader.parse(yaml, "branch.yaml"); // Weft's own reader accepts it
+        }
+        byte[] v = dev.weft.soak.common.Payload.json(1024, 0x1234_5678_9abcL, 7);
+        assertEquals(1024, v.length);
+        assertEquals(0x1234_5678_9abcL, dev.weft.soak.common.Payload.intendedNanos(v));
+        String json = new String(v, java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"customer\":{\"id\":7,\"email\":\"user-7@example.com\"}") && json.endsWith("\"}"), json);
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(v); // well-formed JSON
+        assertEquals(99L, dev.weft.soak.common.Payload.intendedNanos(dev.weft.soak.common.Payload.create(64, 99, 1)));
+        assertEquals(LoadTool.Options.parse(new String[] {"--targets", "branch-copy!kill"}).branchFaultFor(), java.time.Duration.ofSeconds(10));
     }
 
     /**
@@ -198,7 +271,7 @@ class LoadToolTest {
     void partitionWovenTarget(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("load-pwoven.json");
         LoadTool.run(LoadTool.Options.parse(new String[] {
-            "--targets", "direct,pwoven", "--duration", "3s", "--rounds", "1", "--warmup", "1s",
+            "--targets", "direct,pwoven", "--duration", "1s", "--rounds", "1", "--warmup", "0s",
             "--out", out.toString(), "--weft-jvm-opts", "-Xmx512m"}));
         Report model = ReportJson.read(out);
         assertEquals("load", model.kind());
