@@ -21,6 +21,7 @@ import java.util.function.Supplier;
  * {@code dropped_sampled}, {@code dropped_not_json}, {@code undecodable}, {@code transform_error}; with
  * {@code transactional: hold} also {@code held}, {@code dropped_aborted}, {@code dropped_hold_full},
  * {@code dropped_hold_expired}, and the gauge {@code weft_branch_held_bytes}),
+ * {@code weft_branch_bytes_total{virtual_cluster, branch, stage}} ({@code in}, {@code sent}),
  * {@code weft_branch_queue_depth{virtual_cluster, branch}} (batches waiting for the writer),
  * {@code weft_branch_up{virtual_cluster, branch}} (1 while the branch's last send was acknowledged) and
  * {@code weft_branch_send_latency_seconds_total} (with {@code acked}: the mean send-to-acknowledgement time).
@@ -44,6 +45,8 @@ public final class BranchWriterCollector implements MultiCollector {
                 .help("Batches handed over by the event loops and not yet taken by the branch's writer");
         GaugeSnapshot.Builder up = GaugeSnapshot.builder().name("weft_branch_up")
                 .help("1 while the branch's last send was acknowledged, 0 after a failed one");
+        CounterSnapshot.Builder bytes = CounterSnapshot.builder().name("weft_branch_bytes")
+                .help("Bytes of transforming branches: in (record batches handed to the writer), sent (key and value bytes produced)");
         GaugeSnapshot.Builder heldBytes = GaugeSnapshot.builder().name("weft_branch_held_bytes")
                 .help("Record bytes of open transactions a branch holds until they commit (transactional: hold)");
         writers.get().forEach((vc, all) -> all.forEach((branch, w) -> {
@@ -51,6 +54,8 @@ public final class BranchWriterCollector implements MultiCollector {
             BranchWriterCounters c = w.counters();
             TransformCounters t = w.chain().counters();
             stage(records, labels, "in", c.recordsIn());
+            stage(bytes, labels, "in", c.bytesIn());
+            stage(bytes, labels, "sent", c.bytesSent());
             stage(records, labels, "sent", c.recordsSent());
             stage(records, labels, "acked", c.recordsAcked());
             stage(records, labels, "failed", c.recordsFailed());
@@ -70,7 +75,7 @@ public final class BranchWriterCollector implements MultiCollector {
             depth.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(w.queueDepth()).build());
             up.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(w.isUp() ? 1 : 0).build());
         }));
-        return MetricSnapshots.of(records.build(), latency.build(), depth.build(), up.build(), heldBytes.build());
+        return MetricSnapshots.of(records.build(), bytes.build(), latency.build(), depth.build(), up.build(), heldBytes.build());
     }
 
     private static void stage(CounterSnapshot.Builder records, Labels labels, String stage, long n) {

@@ -92,6 +92,9 @@ class BranchTransformsTest {
         assertEquals(records, records(m, "sent"));
         assertEquals(0, records(m, "failed") + records(m, "dropped_queue_full") + records(m, "transform_error"));
         assertEquals(1, m.sum("weft_branch_up", Map.of("virtual_cluster", "main", "branch", "staging")));
+        double bytesIn = m.sum("weft_branch_bytes_total", Map.of("virtual_cluster", "main", "branch", "staging", "stage", "in"));
+        double bytesSent = m.sum("weft_branch_bytes_total", Map.of("virtual_cluster", "main", "branch", "staging", "stage", "sent"));
+        assertTrue(bytesIn > 0 && bytesSent > records * 40, "bytes handed over " + bytesIn + ", produced " + bytesSent);
         for (List<ConsumerRecord<String, String>> partition : primary.values()) {
             for (ConsumerRecord<String, String> r : partition) {
                 assertEquals("Bearer s3cret", new String(r.headers().lastHeader("authorization").value(), StandardCharsets.UTF_8),
