@@ -181,4 +181,15 @@ public final class Verify {
     private static String describe(Arrived a) {
         return a.key() + "@" + a.partition() + ":" + a.offset() + (a.member().isEmpty() ? "" : " by " + a.member());
     }
+
+    /**
+     * The end of a partition: one past the highest acknowledged offset, not the last acknowledgement's:
+     * {@code @confluentinc/kafka-javascript} serves delivery reports on two threads at once while the producer
+     * flushes (flush() polls librdkafka's queue on a libuv worker while setPollInterval polls on the JS
+     * thread), so under CPU load one batch's reports can reach JS after a later batch's (seen in CI: the
+     * last ack of rdkafka-orders-0 was offset 189 of 0..377, and the correct commit 378 was taken for wrong).
+     */
+    public static long endOf(List<Long> acknowledged) {
+        return java.util.Collections.max(acknowledged) + 1;
+    }
 }
