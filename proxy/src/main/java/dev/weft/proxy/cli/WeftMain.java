@@ -3,18 +3,11 @@ package dev.weft.proxy.cli;
 import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.config.WeftConfig;
-import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.UnsupportedConfigurationException;
 import dev.weft.proxy.server.WeftProxy;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The {@code weft} command line:
@@ -98,70 +91,7 @@ public final class WeftMain {
     }
 
     private static int demo(PrintStream out) throws ConfigException {
-        int port = FreePorts.rangeFrom(9192, 14); // bootstrap + 3 brokers, admin, woven bootstrap + 8 node ports
-        String yaml = """
-                admin: { bind: "127.0.0.1:%d" }
-                clusters:
-                  demo:
-                    embedded: { brokers: 3 }
-                  west:
-                    embedded: { brokers: 1 }
-                routers:
-                  weave:
-                    type: topic-weave
-                    routes:
-                      - { name: demo, target: { cluster: demo } }
-                      - { name: west, target: { cluster: west }, naming: { prefix: "w." } }
-                    placement: { rules: [ { prefix: "w.", route: west } ] }
-                virtualClusters:
-                  demo:
-                    target: { cluster: demo }
-                    gateways:
-                      - name: plain
-                        bind: "127.0.0.1:%d"
-                        advertisedHost: 127.0.0.1
-                        brokerPorts: { start: %d, nodeIds: "0-2" }
-                  woven:
-                    target: { router: weave }
-                    gateways:
-                      - name: plain
-                        bind: "127.0.0.1:%d"
-                        advertisedHost: 127.0.0.1
-                        brokerPorts: { start: %d, nodeIds: "0-7" }
-                """.formatted(port + 4, port, port + 1, port + 5, port + 6);
-        WeftConfig config = ConfigLoader.parse(yaml, "weft demo (built-in config)");
-        out.println("weft demo: starting two real Kafka clusters (3 brokers and 1 broker, KRaft, in-process) and Weft in front ...");
-        WeftProxy proxy = WeftProxy.start(config);
-        String bootstrap = proxy.bootstrapAddresses("demo").get(0);
-        String woven = proxy.bootstrapAddresses("woven").get(0);
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, woven))) {
-            // created through the woven cluster: the placement rule puts w.* on west (as "payments")
-            admin.createTopics(List.of(new NewTopic("orders", 3, (short) 1), new NewTopic("w.payments", 1, (short) 1)))
-                    .all().get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            out.println("weft demo: could not create the demo topics through the woven cluster: " + e.getMessage());
-        }
-        out.println();
-        out.println("  Kafka (direct):   demo " + proxy.embeddedClusters().get(0).bootstrapServers()
-                + ", west " + proxy.embeddedClusters().get(1).bootstrapServers());
-        out.println("  Weft bootstrap:   " + bootstrap + "   virtual cluster 'demo' over cluster demo (transport " + proxy.transport() + ")");
-        out.println("  Woven bootstrap:  " + woven + "   virtual cluster 'woven': topics of demo and west (west's as w.*)");
-        proxy.adminAddress().ifPresent(a -> out.println("  Metrics:          http://" + a.getHostString() + ":" + a.getPort() + "/metrics"));
-        out.println();
-        out.println("  Try it (in another terminal):");
-        out.println("    kcat -b " + bootstrap + " -L");
-        out.println("    echo 'hello weft' | kcat -b " + bootstrap + " -t demo -P");
-        out.println("    kcat -b " + bootstrap + " -t demo -C -e");
-        out.println("  Topic weaving: one cluster view over both clusters");
-        out.println("    kcat -b " + woven + " -L                      # orders (demo) and w.payments (west)");
-        out.println("    echo 'paid' | kcat -b " + woven + " -t w.payments -P");
-        out.println("    kcat -b " + proxy.embeddedClusters().get(1).bootstrapServers() + " -t payments -C -e   # landed on west as 'payments'");
-        out.println("  or with the Kafka CLI tools:");
-        out.println("    kafka-console-producer.sh --bootstrap-server " + bootstrap + " --topic demo");
-        out.println("    kafka-console-consumer.sh --bootstrap-server " + woven + " --include 'orders|w\\..*' --from-beginning");
-        out.println();
-        out.println("  Ctrl-C stops Weft and the Kafka clusters and removes their files.");
-        awaitShutdown(proxy);
+        awaitShutdown(Demo.start(out));
         return 0;
     }
 
