@@ -84,7 +84,7 @@ class CollapsedBranchTest {
                 m.linesOf("weft_branch_copies_total"));
     }
 
-    private static Map<Integer, List<String>> read(KafkaCluster cluster, String topic, int expected) {
+    static Map<Integer, List<String>> read(KafkaCluster cluster, String topic, int expected) {
         Map<Integer, List<String>> out = new TreeMap<>();
         Properties c = new Properties();
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
