@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A virtual cluster's branch writers: one per side route its router transforms
- * ({@link Router#sideTransforms}), started with the virtual cluster and closed with it. Routes whose
- * copies go out as they are have none.
+ * A virtual cluster's branch writers: one per side route its router transforms or holds transactions
+ * for ({@link Router#sideTransforms}), started with the virtual cluster and closed with it. Routes whose
+ * copies go out as they are, on the event loops, have none.
  */
 public final class BranchWriters implements AutoCloseable {
 

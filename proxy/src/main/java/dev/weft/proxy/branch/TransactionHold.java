@@ -100,13 +100,7 @@ final class TransactionHold {
                 old |= !share.isEmpty() && nowNanos - share.peekFirst().sinceNanos() > timeoutNanos;
             }
             if (old) {
-                for (ArrayDeque<Held> share : lanes.values()) {
-                    for (Held h : share) {
-                        forget(h);
-                        counters.droppedHoldExpired(h.batch().context().recordCount());
-                        h.batch().records().release();
-                    }
-                }
+                release(lanes, counters::droppedHoldExpired);
                 it.remove();
             }
         }
@@ -123,12 +117,7 @@ final class TransactionHold {
     /** Releases everything held (the writer is closing). */
     void releaseAll() {
         for (Map<BranchLane, ArrayDeque<Held>> lanes : byProducer.values()) {
-            for (ArrayDeque<Held> share : lanes.values()) {
-                for (Held h : share) {
-                    forget(h);
-                    h.batch().records().release();
-                }
-            }
+            release(lanes, records -> { });
         }
         byProducer.clear();
     }
@@ -136,17 +125,22 @@ final class TransactionHold {
     private void dropTransaction(long producer, BranchBatch batch) {
         Map<BranchLane, ArrayDeque<Held>> lanes = byProducer.remove(producer);
         if (lanes != null) {
-            for (ArrayDeque<Held> share : lanes.values()) {
-                for (Held h : share) {
-                    forget(h);
-                    counters.droppedHoldFull(h.batch().context().recordCount());
-                    h.batch().records().release();
-                }
-            }
+            release(lanes, counters::droppedHoldFull);
         }
         counters.droppedHoldFull(batch.context().recordCount());
         batch.records().release();
         dropped.put(producer, new HashSet<>());
+    }
+
+    /** Releases every batch of one producer's lanes, each counted by {@code dropped} (its record count). */
+    private void release(Map<BranchLane, ArrayDeque<Held>> lanes, java.util.function.IntConsumer dropped) {
+        for (ArrayDeque<Held> share : lanes.values()) {
+            for (Held h : share) {
+                forget(h);
+                dropped.accept(h.batch().context().recordCount());
+                h.batch().records().release();
+            }
+        }
     }
 
     private void forget(Held h) {
