@@ -1,5 +1,6 @@
 package dev.weft.routing;
 
+import dev.weft.protocol.skim.UpstreamKeyHash;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -17,6 +18,8 @@ public final class TopicSegments {
     private final int[] firstVirtual;
     private final byte[][] nameKeys;
     private final byte[][] idKeys;
+    private final int[] nameKeyHashes;
+    private final int[] idKeyHashes;
     private final int partitionCount;
 
     /** @param segments contiguous runs from virtual partition 0, in order */
@@ -29,6 +32,8 @@ public final class TopicSegments {
         firstVirtual = new int[n];
         nameKeys = new byte[n][];
         idKeys = new byte[n][];
+        nameKeyHashes = new int[n];
+        idKeyHashes = new int[n];
         int next = 0;
         for (int s = 0; s < n; s++) {
             TopicSegment seg = this.segments.get(s);
@@ -41,6 +46,8 @@ public final class TopicSegments {
             nameKeys[s] = seg.realName().getBytes(StandardCharsets.UTF_8);
             idKeys[s] = ByteBuffer.allocate(16).putLong(seg.realId().getMostSignificantBits())
                     .putLong(seg.realId().getLeastSignificantBits()).array();
+            nameKeyHashes[s] = UpstreamKeyHash.of(nameKeys[s]);
+            idKeyHashes[s] = UpstreamKeyHash.of(idKeys[s]);
         }
         partitionCount = next;
     }
@@ -80,6 +87,11 @@ public final class TopicSegments {
     /** Segment {@code s}'s upstream key: its real name (UTF-8) or its 16 real id bytes. */
     public byte[] upstreamKey(int s, boolean topicIds) {
         return topicIds ? idKeys[s] : nameKeys[s];
+    }
+
+    /** {@link UpstreamKeyHash#of} segment {@code s}'s {@link #upstreamKey}, precomputed. */
+    public int upstreamKeyHash(int s, boolean topicIds) {
+        return topicIds ? idKeyHashes[s] : nameKeyHashes[s];
     }
 
     /** The virtual partition of real partition {@code realPartition} of real topic {@code realName} behind {@code route}, or -1. */

@@ -1,6 +1,7 @@
 package dev.weft.jmh.codec;
 
 import dev.weft.protocol.skim.PartitionSkim;
+import dev.weft.protocol.skim.UpstreamKeyHash;
 import dev.weft.protocol.skim.UpstreamTopicKeys;
 import dev.weft.routing.api.RoutePlan;
 import dev.weft.routing.api.TopicNameCache;
@@ -123,7 +124,7 @@ final class PartitionWeave {
         int target = plan.target(0, RoutePlan.OWN_BROKER);
         plan.send(0, skim.partitionCount(), target);
         for (int i = 0; i < skim.partitionCount(); i++) {
-            plan.renumber(i, indexes[i], keys[i]);
+            plan.renumber(skim.partitionTopic(i), i, indexes[i], keys[i], UpstreamKeyHash.of(keys[i])); // the catalog precomputes it
         }
         return plan;
     }

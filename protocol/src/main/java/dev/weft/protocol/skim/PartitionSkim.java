@@ -204,6 +204,11 @@ public abstract class PartitionSkim {
         return partitionOffset[i];
     }
 
+    /** Every partition's {@link #partitionOffset}, by flat index (the skim's own array: read, never written). */
+    final int[] partitionOffsets() {
+        return partitionOffset;
+    }
+
     /** The partition index on the wire of partition {@code i} (the entry's first field). */
     public final int partitionIndex(int i) {
         return buf.getInt(partitionOffset[i]);

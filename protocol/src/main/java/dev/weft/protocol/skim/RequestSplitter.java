@@ -3,6 +3,7 @@ package dev.weft.protocol.skim;
 import dev.weft.protocol.header.RequestHeaderView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -186,15 +187,37 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         int at = meta.writerIndex();
         meta.writeBytes(skim.buffer(), start, length);
         UpstreamPartitions upstream = partitions;
-        if (upstream != null) {
-            // one bounds check for the stretch, then plain stores: ByteBuf.setInt's checks cost more than the store
-            ByteBuffer written = meta.internalNioBuffer(at, length);
-            int base = written.position() - start;
-            for (int i = from; i < to; i++) {
-                int number = upstream.upstreamPartition(i);
-                if (number >= 0) {
-                    written.putInt(base + skim.partitionOffset(i), number);
-                }
+        if (upstream == null) {
+            return;
+        }
+        int[] numbers = upstream.upstreamPartitions();
+        if (numbers != null && meta.hasMemoryAddress()) {
+            patchIndexes(meta.memoryAddress() + at - start, skim.partitionOffsets(), numbers, from, to);
+            return;
+        }
+        // one bounds check for the stretch, then plain stores: ByteBuf.setInt's checks cost more than the store
+        ByteBuffer written = meta.internalNioBuffer(at, length);
+        int base = written.position() - start;
+        for (int i = from; i < to; i++) {
+            int number = upstream.upstreamPartition(i);
+            if (number >= 0) {
+                written.putInt(base + skim.partitionOffset(i), number);
+            }
+        }
+    }
+
+    /**
+     * Stores each renumbered partition's index (big-endian) at {@code base + offsets[i]}: the copied entries
+     * of partitions {@code from .. to - 1}, whose client offsets all lie in the copied range (the skim read
+     * every entry's leading int32 there), so no store leaves it. Locals only: the loop is two loads and a
+     * store per partition, where {@link ByteBuffer#putInt(int, int)} re-reads its bounds and order each time.
+     */
+    private static void patchIndexes(long base, int[] offsets, int[] numbers, int from, int to) {
+        boolean swap = !PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
+        for (int i = from; i < to; i++) {
+            int number = numbers[i];
+            if (number >= 0) {
+                PlatformDependent.putInt(base + offsets[i], swap ? Integer.reverseBytes(number) : number);
             }
         }
     }
@@ -205,8 +228,9 @@ public abstract class RequestSplitter<S extends RequestSkim> {
      * set (not the client's own, which groups by its bytes with other topics) and no two blocks under keys
      * of the same bytes. That is what a partition weave's plan gives — a client topic's partitions lie in
      * runs of segments, each segment one key array — and it writes the same topics array as grouping by
-     * key would, in wire order, without the grouping: one reference compare per partition, one hash per
-     * block. When false the blocks are dropped and the caller groups.
+     * key would, in wire order, without the grouping: one hash per block, and per partition one reference
+     * compare, or none where the keys tell a segment's stretch ({@link UpstreamTopicKeys#keyStretchEnd})
+     * and this run holds all of it. When false the blocks are dropped and the caller groups.
      */
     private boolean keyBlocks(UpstreamTopicKeys keys, int partitionCount) {
         blockCount = 0;
@@ -216,13 +240,25 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         for (int r = 0; r < runs && ok; r++) {
             int t = index.runTopic(r);
             int end = index.runStart(r + 1);
-            byte[] key = null;
-            for (int m = index.runStart(r); m < end && ok; m++) {
-                byte[] k = keys.upstreamKey(t, index.member(m));
-                if (m == index.runStart(r) || k != key) {
-                    key = k;
-                    ok = k != null && addBlock(t, m, k);
+            int m = index.runStart(r);
+            while (m < end) {
+                int i = index.member(m);
+                byte[] key = keys.upstreamKey(t, i);
+                int stretchEnd = keys.keyStretchEnd(i);
+                if (key == null || !addBlock(t, m, key,
+                        stretchEnd > i ? keys.keyStretchHash(t, i) : UpstreamKeyHash.of(key))) {
+                    ok = false;
+                    break;
                 }
+                int next = m + 1;
+                int stretch = Math.min(stretchEnd - i, end - m);
+                if (stretch > 1 && index.member(m + stretch - 1) - i == stretch - 1) {
+                    next = m + stretch;                 // members ascend: the whole stretch is in this run
+                }
+                while (next < end && keys.upstreamKey(t, index.member(next)) == key) {
+                    next++;
+                }
+                m = next;
             }
         }
         for (int b = 0; b < blockCount; b++) {
@@ -239,8 +275,11 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         return true;
     }
 
-    /** Adds a block starting at member {@code m}; false when an earlier block has a key of the same bytes. */
-    private boolean addBlock(int t, int m, byte[] key) {
+    /**
+     * Adds a block starting at member {@code m} under {@code key}, whose hash is
+     * {@code hash} ({@link UpstreamKeyHash#of}); false when an earlier block has a key of the same bytes.
+     */
+    private boolean addBlock(int t, int m, byte[] key, int hash) {
         if (blockCount + 1 >= blockStart.length) {
             int n = (blockCount + 1) * 2;
             blockTopic = Arrays.copyOf(blockTopic, n);
@@ -253,7 +292,6 @@ public abstract class RequestSplitter<S extends RequestSkim> {
         blockStart[b] = m;
         blockKey[b] = key;
         blockSlot[b] = -1;
-        int hash = TopicTable.keyHash(key);
         int slot = hash & slotMask;
         for (int s; (s = slots[slot]) != 0; slot = (slot + 1) & slotMask) {
             byte[] other = blockKey[s - 1];

@@ -31,6 +31,16 @@ public interface UpstreamPartitions {
     int upstreamPartition(int i);
 
     /**
+     * The answers of {@link #upstreamPartition(int)} as the array the implementation keeps them in (entry
+     * {@code i} for partition {@code i}, long enough for every partition of the request), or null when it
+     * keeps none. The splitters read it to patch a stretch of partition entries in one tight loop; they
+     * never write it.
+     */
+    default int[] upstreamPartitions() {
+        return null;
+    }
+
+    /**
      * Whether partition {@code i}'s answer comes from a replica whose end offsets may lag the leader's
      * (a follower chosen by rack-aware fetch): the merged Fetch answer then reports its high watermark
      * and last stable offset as unknown (-1), so no client concludes from it that it reached the end.

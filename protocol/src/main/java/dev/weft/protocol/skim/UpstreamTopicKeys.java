@@ -56,6 +56,27 @@ public interface UpstreamTopicKeys {
     }
 
     /**
+     * When {@link #keysPerPartition()}: if partition {@code i} starts a stretch of wire-adjacent partitions
+     * of its topic that all go under {@link #upstreamKey(int, int) its key} (a woven topic's segment), the
+     * flat index after that stretch; else any value not above {@code i}. The builders then take the
+     * stretch's partitions, as far as they send them, as one block without asking each its key. A
+     * planning aid only: an implementation that does not know answers 0 (the default) and each
+     * partition is asked.
+     */
+    default int keyStretchEnd(int i) {
+        return 0;
+    }
+
+    /**
+     * With {@link #keyStretchEnd}: the {@link UpstreamKeyHash#of} of the key of the stretch starting at
+     * partition {@code i} of topic {@code t}, precomputed with the key (asked only where
+     * {@code keyStretchEnd(i) > i}). By default computed.
+     */
+    default int keyStretchHash(int t, int i) {
+        return UpstreamKeyHash.of(upstreamKey(t, i));
+    }
+
+    /**
      * True when {@link #upstreamKey(int, int)} may differ between partitions of one topic (the builders
      * then group each sub-request's partitions by key). Asked once per split; may change between
      * requests (e.g. true only for plans that renumber a woven topic), but must answer the same for a

@@ -30,7 +30,7 @@ public final class FetchCases {
     private FetchCases() {
     }
 
-    static short[] versions() {
+    public static short[] versions() {
         short[] out = new short[LAST - FIRST + 1];
         for (int i = 0; i < out.length; i++) {
             out[i] = (short) (FIRST + i);

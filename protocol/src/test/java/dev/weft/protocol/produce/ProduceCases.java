@@ -24,7 +24,7 @@ public final class ProduceCases {
     private ProduceCases() {
     }
 
-    static short[] versions() {
+    public static short[] versions() {
         short[] out = new short[LAST - FIRST + 1];
         for (int i = 0; i < out.length; i++) {
             out[i] = (short) (FIRST + i);

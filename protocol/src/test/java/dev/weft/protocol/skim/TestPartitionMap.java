@@ -126,6 +126,62 @@ public final class TestPartitionMap {
         return UpstreamPartitions.of(indexes);
     }
 
+    /**
+     * {@link #asKeys()} with the planning aid a {@code RoutePlan} gives ({@link UpstreamTopicKeys#keyStretchEnd}):
+     * at the first partition of each stretch of wire-adjacent partitions of one topic ({@code topicOf[i]})
+     * under one key array, the index after it. The builders must write the same bytes with it as without.
+     */
+    public UpstreamTopicKeys asHintedKeys(int[] topicOf) {
+        int[] stretchEnd = new int[keys.length];
+        for (int i = 0, start = -1; i < keys.length; i++) {
+            if (keys[i] == null) {
+                start = -1;
+            } else if (start >= 0 && topicOf[i] == topicOf[start] && keys[start] == keys[i]) {
+                stretchEnd[start] = i + 1;
+            } else {
+                start = i;
+                stretchEnd[i] = i + 1;
+            }
+        }
+        UpstreamTopicKeys plain = asKeys();
+        return new UpstreamTopicKeys() {
+            @Override
+            public byte[] upstreamKey(int t) {
+                return plain.upstreamKey(t);
+            }
+
+            @Override
+            public byte[] upstreamKey(int t, int i) {
+                return plain.upstreamKey(t, i);
+            }
+
+            @Override
+            public boolean keysPerPartition() {
+                return true;
+            }
+
+            @Override
+            public int keyStretchEnd(int i) {
+                return stretchEnd[i];
+            }
+        };
+    }
+
+    /** {@link #asPartitions()} that also hands out its array ({@link UpstreamPartitions#upstreamPartitions()}). */
+    public UpstreamPartitions asArrayPartitions() {
+        return new UpstreamPartitions() {
+            @Override
+            public int upstreamPartition(int i) {
+                return indexes[i];
+            }
+
+            @Override
+            public int[] upstreamPartitions() {
+                return indexes;
+            }
+        };
+    }
+
     /** Partition {@code i}'s upstream topic, as one string (name and id). */
     public String upstreamTopic(int i) {
         return upstreamNames[i] + "/" + upstreamIds[i];

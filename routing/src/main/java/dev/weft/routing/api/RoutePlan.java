@@ -43,6 +43,17 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     private byte[][] partitionKeys = new byte[16][];
     private boolean renumbered;
     private boolean keysPerPartition;
+    /**
+     * At the first partition of each stretch of wire-adjacent partitions of one topic renumbered under one
+     * key (a segment's partitions in the request), the flat index after the stretch; 0 elsewhere: the
+     * splitters take a stretch as one block without asking each partition its key.
+     */
+    private int[] keyStretchEnd = new int[16];
+    /** At each stretch's first partition, its key's {@code UpstreamKeyHash}, as the planner precomputed it. */
+    private int[] keyStretchHash = new int[16];
+    private int stretchStart;
+    private int lastKeyed = -2;
+    private int lastKeyedTopic = -1;
     /** Side targets (BRANCH): (leaf, broker) pairs that receive copies, apart from the primary's targets. */
     private int[] sideLeaf = new int[2];
     private int[] sideBroker = new int[2];
@@ -67,6 +78,7 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
 
     public RoutePlan(TopicNameCache names) {
         this.names = names;
+        Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);  // not 0: a fresh plan's unrenumbered partitions keep theirs
     }
 
     /** The connection's cache of topic names (planners resolve name-keyed versions through it). */
@@ -117,6 +129,8 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         if (renumbered || keysPerPartition) {
             Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
             Arrays.fill(partitionKeys, null);
+            Arrays.fill(keyStretchEnd, 0);
+            lastKeyed = -2;
             renumbered = false;
             keysPerPartition = false;
         }
@@ -124,6 +138,8 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
             partitionOf = new int[Math.max(partitions, partitionOf.length * 2)];
             Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
             partitionKeys = new byte[partitionOf.length][];
+            keyStretchEnd = new int[partitionOf.length];
+            keyStretchHash = new int[partitionOf.length];
         }
         return this;
     }
@@ -272,21 +288,37 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
      * Sends partition {@code i} upstream as partition {@code upstreamPartition} of the topic with key
      * {@code key} (raw name or 16 id bytes; null: its topic's key): partition weaving composes one
      * logical topic from partitions of several physical topics. The answer comes back under the client's
-     * topic and partition.
+     * topic and partition. {@code t} is the partition's topic ({@code skim.partitionTopic(i)}); {@code keyHash}
+     * is {@link dev.weft.protocol.skim.UpstreamKeyHash#of} of {@code key}, precomputed with it (ignored when
+     * {@code key} is null). Called in wire order, once per partition.
      */
-    public void renumber(int i, int upstreamPartition, byte[] key) {
+    public void renumber(int t, int i, int upstreamPartition, byte[] key, int keyHash) {
         partitionOf[i] = upstreamPartition;
         renumbered = true;
         if (key != null) {
             partitionKeys[i] = key;
             keysPerPartition = true;
             keysChange = true;
+            if (lastKeyed == i - 1 && lastKeyedTopic == t && partitionKeys[stretchStart] == key) {
+                keyStretchEnd[stretchStart] = i + 1;
+            } else {
+                stretchStart = i;
+                keyStretchEnd[i] = i + 1;
+                keyStretchHash[i] = keyHash;
+            }
+            lastKeyed = i;
+            lastKeyedTopic = t;
         }
     }
 
     @Override
     public int upstreamPartition(int i) {
         return renumbered ? partitionOf[i] : UpstreamPartitions.CLIENT_INDEX;
+    }
+
+    @Override
+    public int[] upstreamPartitions() {
+        return partitionOf;             // CLIENT_INDEX wherever nothing was renumbered
     }
 
     @Override
@@ -298,6 +330,16 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     public byte[] upstreamKey(int t, int i) {
         byte[] k = keysPerPartition ? partitionKeys[i] : null;
         return k != null ? k : keys[t];
+    }
+
+    @Override
+    public int keyStretchEnd(int i) {
+        return keyStretchEnd[i];
+    }
+
+    @Override
+    public int keyStretchHash(int t, int i) {
+        return keyStretchHash[i];
     }
 
     /** Whether some partition goes upstream under another partition number ({@link #renumber}). */

@@ -47,7 +47,7 @@ public final class CatalogHotPlanner implements HotPlanner {
             int first = skim.topicFirstPartition(t);
             int end = first + skim.topicPartitionCount(t);
             if (v != null && v.woven()) {
-                own = woven(skim, ctx, v, ids, first, end, own, out);
+                own = woven(skim, ctx, v, ids, t, first, end, own, out);
                 continue;
             }
             if (v == null || bound && v.route() != ownRoute) {
@@ -75,7 +75,7 @@ public final class CatalogHotPlanner implements HotPlanner {
      *
      * @return the own-broker target, made when first needed (-1 until then)
      */
-    private static int woven(PartitionSkim skim, HotContext ctx, VisibleTopic v, boolean ids, int first, int end, int own,
+    private static int woven(PartitionSkim skim, HotContext ctx, VisibleTopic v, boolean ids, int t, int first, int end, int own,
             RoutePlan out) {
         TopicSegments segments = v.segments();
         boolean bound = ctx.boundToBroker();
@@ -114,7 +114,7 @@ public final class CatalogHotPlanner implements HotPlanner {
                 }
                 target = out.target(seg.route(), leader);
             }
-            out.renumber(i, real, segments.upstreamKey(s, ids));
+            out.renumber(t, i, real, segments.upstreamKey(s, ids), segments.upstreamKeyHash(s, ids));
             out.send(i, i + 1, target);
         }
         return own;
