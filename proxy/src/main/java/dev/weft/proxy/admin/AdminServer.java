@@ -3,6 +3,7 @@ package dev.weft.proxy.admin;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.weft.proxy.config.HostPort;
+import dev.weft.proxy.config.StartupException;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -62,8 +63,7 @@ public final class AdminServer implements AutoCloseable {
         try {
             server = HttpServer.create(address, 16);
         } catch (IOException e) {
-            throw new AdminBindException(configPath + ": cannot listen on " + bind + " (admin endpoint): "
-                    + e.getMessage(), e);
+            throw new AdminBindException(StartupException.bindProblem(configPath, bind, "admin endpoint", e), e);
         }
         ExecutorService thread = Executors.newSingleThreadExecutor(Thread.ofPlatform()
                 .name("weft-admin").daemon(true).factory());
@@ -150,7 +150,7 @@ public final class AdminServer implements AutoCloseable {
     }
 
     /** The admin endpoint could not be bound; the message names the address and the config path. */
-    public static final class AdminBindException extends RuntimeException {
+    public static final class AdminBindException extends StartupException {
         AdminBindException(String message, Throwable cause) {
             super(message, cause);
         }

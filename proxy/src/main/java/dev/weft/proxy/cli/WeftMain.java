@@ -2,6 +2,7 @@ package dev.weft.proxy.cli;
 
 import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
+import dev.weft.proxy.config.StartupException;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.server.UnsupportedConfigurationException;
 import dev.weft.proxy.server.WeftProxy;
@@ -40,7 +41,7 @@ public final class WeftMain {
                     yield usage(err, 2);
                 }
             };
-        } catch (ConfigException | UnsupportedConfigurationException | dev.weft.proxy.session.VirtualClusterStartException e) {
+        } catch (ConfigException | UnsupportedConfigurationException | StartupException e) {
             err.println(e.getMessage());
             return 2;
         } catch (UsageException e) {

@@ -3,6 +3,7 @@ package dev.weft.proxy.gateway;
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
+import dev.weft.proxy.config.StartupException;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import io.netty.channel.Channel;
@@ -38,8 +39,8 @@ final class GatewayListeners {
                 .bind(address)
                 .awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            throw new GatewayBindException(configPath + ": cannot listen on " + address + " (" + describe + "): "
-                    + bound.cause().getMessage(), bound.cause());
+            throw new GatewayBindException(StartupException.bindProblem(configPath, address, describe, bound.cause()),
+                    bound.cause());
         }
         return bound.channel();
     }
