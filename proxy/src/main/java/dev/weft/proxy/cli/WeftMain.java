@@ -92,6 +92,9 @@ public final class WeftMain {
     }
 
     private static int demo(PrintStream out) throws ConfigException {
+        KafkaLogFile kafkaLog = KafkaLogFile.divert();
+        out.println("weft demo: the embedded brokers' own log goes to " + kafkaLog.path()
+                + " (Kafka's internals, e.g. slow-controller warnings on a busy machine; Weft's own lines stay here)");
         awaitShutdown(Demo.start(out));
         return 0;
     }
