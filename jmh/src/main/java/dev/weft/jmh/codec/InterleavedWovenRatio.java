@@ -25,7 +25,7 @@ public final class InterleavedWovenRatio {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 4) {
-            System.err.println("usage: InterleavedWovenRatio <fetchRequest|produceRequest|fetchResponse|produceResponse>"
+            System.err.println("usage: InterleavedWovenRatio <fetchRequest|fetchRequestSameUpstream|produceRequest|fetchResponse|produceResponse>"
                     + " <shape, e.g. 1000x1024> <ids|names> <segment: 5|10> [rounds] [batch]");
             System.exit(2);
         }
@@ -56,6 +56,8 @@ public final class InterleavedWovenRatio {
             IntSupplier renumbered;
             switch (args[0]) {
                 case "fetchRequest" -> { renamed = bench::fetchRequest; renumbered = bench::fetchRequestRenumbered; }
+                // renaming a client request already cut into the weave's upstream topics: the same request upstream
+                case "fetchRequestSameUpstream" -> { renamed = bench::fetchRequestRenamedCut; renumbered = bench::fetchRequestRenumbered; }
                 case "produceRequest" -> { renamed = bench::produceRequest; renumbered = bench::produceRequestRenumbered; }
                 case "fetchResponse" -> { renamed = bench::fetchResponse; renumbered = bench::fetchResponseRenumbered; }
                 case "produceResponse" -> { renamed = bench::produceResponse; renumbered = bench::produceResponseRenumbered; }

@@ -18,6 +18,7 @@ import io.netty.buffer.PooledByteBufAllocator;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchRequestData.FetchTopic;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -111,6 +112,9 @@ public class WovenPathBenchmark {
     private ByteBuf fetchResponseWoven;
     private final FetchResponseSkim[] fetchUpstreamWoven = {new FetchResponseSkim()};
     private final FetchRequestBuilder fetchBuilderWoven = new FetchRequestBuilder().session(0, -1).keepForgottenTopics(false);
+    // the renamed baseline of the same upstream shape: a client request already cut as the weave cuts it
+    private ByteBuf fetchRequestCut;
+    private final FetchRequestBuilder fetchBuilderCut = new FetchRequestBuilder().session(0, -1).keepForgottenTopics(false);
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -153,6 +157,14 @@ public class WovenPathBenchmark {
         fetchResponseWoven = FetchFrames.responseFrame(POOLED, fetchVersion, 7,
                 FetchFrames.response(PartitionWeave.upstream(fetch, ids, segment), i -> true, records));
         fetchBuilderWoven.topicKeys(fetchPlan).partitions(fetchPlan);
+        FetchRequestData cut = PartitionWeave.upstream(fetch, ids, segment);
+        fetchRequestCut = FetchFrames.requestFrame(POOLED, fetchVersion, 42, cut);
+        byte[][] cutKeys = new byte[cut.topics().size()][];
+        for (int t = 0; t < cutKeys.length; t++) {
+            FetchTopic topic = cut.topics().get(t);
+            cutKeys[t] = ids ? UpstreamTopicKeys.topicIdKey(topic.topicId()) : UpstreamTopicKeys.nameKey(topic.topic());
+        }
+        fetchBuilderCut.topicKeys(UpstreamTopicKeys.of(cutKeys));
 
         check(records);
         checkRenumbered(records);
@@ -242,7 +254,16 @@ public class WovenPathBenchmark {
         }
         out = fetchRequestRenumbered0();
         try {
-            fetchWeave.checkRebuilt(new FetchRequestSkim().wrap(out.skipBytes(4)), "rebuilt Fetch");
+            fetchWeave.checkRebuilt(new FetchRequestSkim().wrap(out.slice().skipBytes(4)), "rebuilt Fetch");
+            fetchSkim.wrap(fetchRequestCut);
+            ByteBuf cut = fetchBuilderCut.build(fetchSkim, routeOf, OWN, 7, POOLED);
+            try {
+                if (!io.netty.buffer.ByteBufUtil.equals(out, cut)) {
+                    throw new IllegalStateException("the renamed cut request is not the renumbered one's upstream request");
+                }
+            } finally {
+                cut.release();
+            }
         } finally {
             out.release();
         }
@@ -298,6 +319,7 @@ public class WovenPathBenchmark {
         fetchResponse.release();
         produceResponseWoven.release();
         fetchResponseWoven.release();
+        fetchRequestCut.release();
     }
 
     /**
@@ -358,6 +380,21 @@ public class WovenPathBenchmark {
     @Benchmark
     public int produceResponseRenumbered() {
         ByteBuf out = produceResponseRenumbered0();
+        int size = out.readableBytes();
+        out.release();
+        return size;
+    }
+
+    /**
+     * {@link #fetchRequest} of a client request already cut as the weave cuts its topics (the upstream
+     * request {@link #fetchRequestRenumbered} writes, as the client's), every topic renamed: renaming
+     * with the same topic entries upstream, the baseline renumbering is compared with when segments
+     * cut a topic in two.
+     */
+    @Benchmark
+    public int fetchRequestRenamedCut() {
+        fetchSkim.wrap(fetchRequestCut);
+        ByteBuf out = fetchBuilderCut.build(fetchSkim, routeOf, OWN, 7, POOLED);
         int size = out.readableBytes();
         out.release();
         return size;
