@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.ProxyFixture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -40,11 +41,7 @@ class ReadinessTest {
     @Test
     void notReadyWhileTheBrokersAreUnknownAndWhileShuttingDown() throws Exception {
         int nothingListens = FreePorts.randomRange(1);
-        WeftProxy proxy = start("""
-                admin: { bind: "127.0.0.1:0" }
-                clusters:
-                  upstream: { bootstrap: "127.0.0.1:%d" }
-                """.formatted(nothingListens));
+        WeftProxy proxy = start("bind: \"127.0.0.1:0\"", nothingListens);
         InetSocketAddress address;
         try {
             address = proxy.adminAddress().orElseThrow();
@@ -71,11 +68,7 @@ class ReadinessTest {
 
     @Test
     void disabledAdminEndpointListensNowhere() throws Exception {
-        WeftProxy proxy = start("""
-                admin: { enabled: false }
-                clusters:
-                  upstream: { bootstrap: "127.0.0.1:%d" }
-                """.formatted(FreePorts.randomRange(1)));
+        WeftProxy proxy = start("enabled: false", FreePorts.randomRange(1));
         try {
             assertTrue(proxy.adminAddress().isEmpty());
             assertFalse(proxy.readiness().isReady());
@@ -84,20 +77,11 @@ class ReadinessTest {
         }
     }
 
-    private static WeftProxy start(String head) throws Exception {
+    /** Weft over an upstream at {@code upstreamPort} (where nothing listens), {@code admin} the admin map's body. */
+    private static WeftProxy start(String admin, int upstreamPort) throws Exception {
         RuntimeException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            int port = FreePorts.randomRange(2);
-            String yaml = head + """
-                    server: { eventLoops: 1 }
-                    virtualClusters:
-                      main:
-                        target: { cluster: upstream }
-                        gateways:
-                          - name: plain
-                            bind: "127.0.0.1:%d"
-                            brokerPorts: { start: %d, nodeIds: "0-0" }
-                    """.formatted(port, port + 1);
+            String yaml = ProxyFixture.singleClusterConfig(admin, "127.0.0.1:" + upstreamPort, 1, "", FreePorts.randomRange(2), 0, 0);
             try {
                 return WeftProxy.start(ConfigLoader.parse(yaml, "test config"));
             } catch (RuntimeException e) {

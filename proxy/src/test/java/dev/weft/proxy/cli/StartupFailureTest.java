@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.net.FreePorts;
+import dev.weft.proxy.testing.ProxyFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -51,19 +52,8 @@ class StartupFailureTest {
 
     private static Path write(Path dir, String adminBind, int gatewayPort) throws Exception {
         Path config = dir.resolve("weft.yaml");
-        Files.writeString(config, """
-                admin: { bind: "%s" }
-                server: { eventLoops: 1 }
-                clusters:
-                  upstream: { bootstrap: "127.0.0.1:%d" }
-                virtualClusters:
-                  main:
-                    target: { cluster: upstream }
-                    gateways:
-                      - name: plain
-                        bind: "127.0.0.1:%d"
-                        brokerPorts: { start: %d, nodeIds: "0-0" }
-                """.formatted(adminBind, FreePorts.randomRange(1), gatewayPort, gatewayPort + 1));
+        Files.writeString(config, ProxyFixture.singleClusterConfig("bind: \"" + adminBind + "\"",
+                "127.0.0.1:" + FreePorts.randomRange(1), 1, "", gatewayPort, 0, 0));
         return config;
     }
 

@@ -39,6 +39,32 @@ public final class ProxyFixture {
     }
 
     /**
+     * The config of one virtual cluster {@code main} over cluster {@code upstream} at {@code bootstrapServers},
+     * one port-per-broker gateway {@code plain}: bootstrap on {@code bootstrapPort}, node ids
+     * {@code firstNodeId}..{@code lastNodeId} on the ports after it.
+     *
+     * @param admin the body of the {@code admin:} map, e.g. {@code bind: "127.0.0.1:0"} or {@code enabled: false}
+     * @param extraServerSettings more {@code server:} entries with a leading comma, or ""
+     */
+    public static String singleClusterConfig(String admin, String bootstrapServers, int eventLoops, String extraServerSettings,
+            int bootstrapPort, int firstNodeId, int lastNodeId) {
+        return """
+                server: { eventLoops: %d %s }
+                admin: { %s }
+                clusters:
+                  upstream: { bootstrap: "%s" }
+                virtualClusters:
+                  main:
+                    target: { cluster: upstream }
+                    gateways:
+                      - name: plain
+                        bind: "127.0.0.1:%d"
+                        brokerPorts: { start: %d, nodeIds: "%d-%d" }
+                """.formatted(eventLoops, extraServerSettings, admin, bootstrapServers, bootstrapPort, bootstrapPort + 1,
+                firstNodeId, lastNodeId);
+    }
+
+    /**
      * Weft over the cluster at {@code bootstrapServers} with ports for node ids {@code firstNodeId} to
      * {@code lastNodeId}; retries on fresh ports if one was taken between the check and the bind.
      *
@@ -51,19 +77,7 @@ public final class ProxyFixture {
         RuntimeException lastFailure = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int start = FreePorts.randomRange(2 + last - first);
-            String yaml = """
-                    server: { eventLoops: 2 %s }
-                    admin: { bind: "127.0.0.1:0" }
-                    clusters:
-                      upstream: { bootstrap: "%s" }
-                    virtualClusters:
-                      main:
-                        target: { cluster: upstream }
-                        gateways:
-                          - name: plain
-                            bind: "127.0.0.1:%d"
-                            brokerPorts: { start: %d, nodeIds: "%d-%d" }
-                    """.formatted(extraServerSettings, bootstrapServers, start, start + 1, first, last);
+            String yaml = singleClusterConfig("bind: \"127.0.0.1:0\"", bootstrapServers, 2, extraServerSettings, start, first, last);
             try {
                 return WeftProxy.start(ConfigLoader.parse(yaml, "test config"));
             } catch (RuntimeException e) {
