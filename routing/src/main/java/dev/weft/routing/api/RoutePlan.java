@@ -52,6 +52,8 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
     /** At each stretch's first partition, its key's {@code UpstreamKeyHash}, as the planner precomputed it. */
     private int[] keyStretchHash = new int[16];
     private int stretchStart;
+    /** The partition count of the request the plan was last reset for: the per-partition arrays' used part. */
+    private int lastPartitions;
     private int lastKeyed = -2;
     private int lastKeyedTopic = -1;
     /** Side targets (BRANCH): (leaf, broker) pairs that receive copies, apart from the primary's targets. */
@@ -127,9 +129,11 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
             replicaRead = new boolean[Math.max(partitions, replicaRead.length * 2)];
         }
         if (renumbered || keysPerPartition) {
-            Arrays.fill(partitionOf, UpstreamPartitions.CLIENT_INDEX);
-            Arrays.fill(partitionKeys, null);
-            Arrays.fill(keyStretchEnd, 0);
+            // only the last request's partitions were written: a plan that once held a huge request
+            // does not clear its whole capacity for every small one after it
+            Arrays.fill(partitionOf, 0, lastPartitions, UpstreamPartitions.CLIENT_INDEX);
+            Arrays.fill(partitionKeys, 0, lastPartitions, null);
+            Arrays.fill(keyStretchEnd, 0, lastPartitions, 0);
             lastKeyed = -2;
             renumbered = false;
             keysPerPartition = false;
@@ -141,6 +145,7 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
             keyStretchEnd = new int[partitionOf.length];
             keyStretchHash = new int[partitionOf.length];
         }
+        lastPartitions = partitions;
         return this;
     }
 
