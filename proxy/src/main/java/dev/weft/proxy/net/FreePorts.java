@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -26,15 +28,41 @@ public final class FreePorts {
         throw new IllegalStateException("no " + count + " consecutive free ports on the loopback address from " + preferred);
     }
 
-    /** A run of {@code count} free ports at a random place in 20000–59999 (away from the ephemeral range). */
+    /**
+     * A run of {@code count} free ports at a random place outside the kernel's ephemeral range (Linux:
+     * {@code net.ipv4.ip_local_port_range}). Outside it, no outbound connection can be given one of these
+     * ports as its local port, so a caller that stops and restarts a listener on the same ports (a test
+     * restarting a proxy under connected clients) finds them free again unless another listener took them.
+     */
     public static int randomRange(int count) {
+        int[] ephemeral = ephemeralRange();
+        int lowSpan = ephemeral[0] - LOWEST - count;
+        int highSpan = 65_535 - ephemeral[1] - count;
+        if (lowSpan <= 0 && highSpan <= 0) {
+            throw new IllegalStateException("no room for " + count + " consecutive ports outside the ephemeral range "
+                    + ephemeral[0] + "-" + ephemeral[1]);
+        }
         for (int attempt = 0; attempt < 200; attempt++) {
-            int start = 20_000 + ThreadLocalRandom.current().nextInt(40_000 - count);
+            int pick = ThreadLocalRandom.current().nextInt(Math.max(lowSpan, 0) + Math.max(highSpan, 0));
+            int start = pick < Math.max(lowSpan, 0) ? LOWEST + pick : ephemeral[1] + 1 + pick - Math.max(lowSpan, 0);
             if (allFree(start, count)) {
                 return start;
             }
         }
         throw new IllegalStateException("no " + count + " consecutive free ports found on the loopback address");
+    }
+
+    /** Below this, ports are left to well-known and registered services. */
+    private static final int LOWEST = 10_000;
+
+    /** The kernel's ephemeral port range; Linux's default when it cannot be read. */
+    static int[] ephemeralRange() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {32_768, 60_999};
+        }
     }
 
     private static boolean allFree(int start, int count) {

@@ -352,7 +352,9 @@ public final class VirtualClusterFixture implements AutoCloseable {
         WeftProxy p = switch (kind) {
             case PASS_THROUGH -> passThrough(bootstrapServers);
             case TOPIC_WOVEN -> twoRoutes("topic-weave", bootstrapServers);
-            case PARTITION_WOVEN -> withFreePorts(1 + WOVEN_NODE_IDS, start -> partitionWeave(bootstrapServers, start, 0));
+            // the admin port is the run's last, outside the ephemeral range like the gateway's: restarts reuse both
+            case PARTITION_WOVEN -> withFreePorts(2 + WOVEN_NODE_IDS,
+                    start -> partitionWeave(bootstrapServers, start, start + 1 + WOVEN_NODE_IDS));
             case COLLAPSED -> collapsed(bootstrapServers);
             case BRANCHED -> twoRoutes("branch", bootstrapServers);
         };
