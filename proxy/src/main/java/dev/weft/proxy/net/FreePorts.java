@@ -36,15 +36,15 @@ public final class FreePorts {
      */
     public static int randomRange(int count) {
         int[] ephemeral = ephemeralRange();
-        int lowSpan = ephemeral[0] - LOWEST - count;
-        int highSpan = 65_535 - ephemeral[1] - count;
-        if (lowSpan <= 0 && highSpan <= 0) {
+        int lowSpan = Math.max(ephemeral[0] - LOWEST - count, 0);
+        int highSpan = Math.max(65_535 - ephemeral[1] - count, 0);
+        if (lowSpan + highSpan == 0) {
             throw new IllegalStateException("no room for " + count + " consecutive ports outside the ephemeral range "
                     + ephemeral[0] + "-" + ephemeral[1]);
         }
         for (int attempt = 0; attempt < 200; attempt++) {
-            int pick = ThreadLocalRandom.current().nextInt(Math.max(lowSpan, 0) + Math.max(highSpan, 0));
-            int start = pick < Math.max(lowSpan, 0) ? LOWEST + pick : ephemeral[1] + 1 + pick - Math.max(lowSpan, 0);
+            int pick = ThreadLocalRandom.current().nextInt(lowSpan + highSpan);
+            int start = pick < lowSpan ? LOWEST + pick : ephemeral[1] + 1 + pick - lowSpan;
             if (allFree(start, count)) {
                 return start;
             }
@@ -53,7 +53,7 @@ public final class FreePorts {
     }
 
     /** Below this, ports are left to well-known and registered services. */
-    private static final int LOWEST = 10_000;
+    static final int LOWEST = 10_000;
 
     /** The kernel's ephemeral port range; Linux's default when it cannot be read. */
     static int[] ephemeralRange() {

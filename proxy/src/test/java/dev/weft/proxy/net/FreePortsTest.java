@@ -27,7 +27,7 @@ class FreePortsTest {
             int end = start + count - 1;
             assertTrue(end < ephemeral[0] || start > ephemeral[1],
                     () -> start + "-" + end + " overlaps the ephemeral range " + ephemeral[0] + "-" + ephemeral[1]);
-            assertTrue(start >= 10_000 && end <= 65_535, () -> start + "-" + end);
+            assertTrue(start >= FreePorts.LOWEST && end <= 65_535, () -> start + "-" + end);
             List<ServerSocket> bound = new ArrayList<>();
             try {
                 for (int p = start; p <= end; p++) {
