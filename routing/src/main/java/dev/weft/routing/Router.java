@@ -111,6 +111,15 @@ public interface Router {
     }
 
     /**
+     * Registers {@code listener} to be told when the router's own state changes what {@link #catalog}
+     * returns for the same topics (a switch fenced or re-pointed): the proxy then builds the catalog again
+     * from the topics it last listed, without listing them. Routers whose catalog depends on the topics
+     * alone never call it.
+     */
+    default void watch(RouterListener listener) {
+    }
+
+    /**
      * Whether the router decides by topic and so needs {@link #catalog} kept up to date from every
      * route's topic list (listed at start and every few seconds).
      */

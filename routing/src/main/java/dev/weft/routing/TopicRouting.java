@@ -51,6 +51,24 @@ public interface TopicRouting extends PlacementRouting {
         return List.of();
     }
 
+    /**
+     * Whether clients are served by {@code route} in this snapshot. False for a switch's candidates other
+     * than the active one: their brokers, topics and groups stay out of what clients see, so requests that
+     * go to every route (Metadata, DescribeCluster, listings of all topics or groups) skip them.
+     */
+    default boolean routeServes(int route) {
+        return true;
+    }
+
+    /**
+     * Whether Produce to partitions behind {@code route} is refused for now, retriably
+     * (NOT_LEADER_OR_FOLLOWER: the client refreshes its metadata and retries), and transactions homed there
+     * may not commit: a switch fences its active route while the cutover waits for replication.
+     */
+    default boolean produceFenced(int route) {
+        return false;
+    }
+
     default VisibleTopic byVirtualId(Uuid id) {
         return byVirtualId(id.getMostSignificantBits(), id.getLeastSignificantBits());
     }

@@ -66,6 +66,7 @@ public final class HotProduce {
         }
         RoutePlan plan = plans.acquire().reset(skim);
         host.router().hotPlanner().plan(skim, host.hotContext(), plan);
+        refuseFencedRoutes(plan);
         boolean expectsResponse = skim.acks() != 0;
         short refusal = plan.unknownTopics() ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (skim.transactionalIdLength() >= 0) {
@@ -110,6 +111,22 @@ public final class HotProduce {
             host.complete(slot, null);
         }
         return true;
+    }
+
+    /** Partitions bound for a route whose Produce is fenced (a switch's cutover) are refused retriably. */
+    private void refuseFencedRoutes(RoutePlan plan) {
+        dev.weft.routing.api.HotCatalog catalog = host.hotContext().catalog();
+        if (catalog == null) {
+            return; // a router that does not decide by topic fences nothing
+        }
+        for (int t = 0; t < plan.targetCount(); ) {
+            int leaf = plan.targetLeaf(t);
+            if (catalog.topics().produceFenced(leaf)) {
+                plan.refuseLeaf(leaf, skim.partitionCount()); // its targets are gone: t is the next one now
+            } else {
+                t++;
+            }
+        }
     }
 
     /** A route other than {@code home} that the plan sends to, or -1. */

@@ -88,7 +88,7 @@ final class CatalogKeeper implements AutoCloseable {
         CompletableFuture.allOf(listings.stream().map(f -> f.exceptionally(e -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, error) -> {
                     try {
-                        mine.complete(publish(listings));
+                        mine.complete(publishListed(listings));
                     } catch (RuntimeException e) {
                         mine.completeExceptionally(e);
                     } finally {
@@ -98,7 +98,15 @@ final class CatalogKeeper implements AutoCloseable {
         return mine;
     }
 
-    private HotCatalog publish(List<CompletableFuture<List<RealTopic>>> listings) {
+    /**
+     * Builds the catalog again from the topics last listed, without listing them (the router's own state
+     * changed: {@link dev.weft.routing.Router#watch}), and puts it in force before returning.
+     */
+    HotCatalog rebuild() {
+        return publish(lastTopics);
+    }
+
+    private HotCatalog publishListed(List<CompletableFuture<List<RealTopic>>> listings) {
         List<List<RealTopic>> topics = new ArrayList<>();
         for (int k = 0; k < routes.size(); k++) {
             List<RealTopic> listed = listings.get(k).getNow(null);
@@ -111,6 +119,14 @@ final class CatalogKeeper implements AutoCloseable {
             }
             topics.add(listed);
         }
+        return publish(topics);
+    }
+
+    /**
+     * One at a time: the router reads its own state while building, so a rebuild after a state change
+     * always publishes last, never overtaken by a listing that started before the change.
+     */
+    private synchronized HotCatalog publish(List<List<RealTopic>> topics) {
         lastTopics = topics;
         HotCatalog previous = current;
         TopicRouting next = router.catalog(topics);

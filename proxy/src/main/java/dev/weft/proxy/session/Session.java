@@ -180,6 +180,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         client = ctx.channel();
         metrics = settings.metrics().metricsFor(runtime.name(), client.eventLoop());
         settings.registry().register(client);
+        runtime.clients().register(client);
         metrics.connectionOpened();
         if (ownRoute >= 0) {
             links.openOwn(runtime.bijection().realNodeId(virtualNodeId));
@@ -637,8 +638,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     /**
-     * A client connection's life, only ever forward: serving; draining (the proxy shuts down: nothing
-     * more is read, what is in flight is answered, then it closes); closed (everything it held released).
+     * A client connection's life, only ever forward: serving; draining (the proxy shuts down, or a switch
+     * moves its virtual cluster: nothing more is read, what is in flight is answered, then it closes); closed (everything it held released).
      */
     sealed interface Lifecycle {
         Open OPEN = new Open();
@@ -681,8 +682,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt == SessionRegistry.DRAIN) {
-            state(new Lifecycle.Draining("the proxy is shutting down"));
+        if (evt instanceof SessionRegistry.Drain drain) {
+            state(new Lifecycle.Draining(drain.reason()));
             updateClientReading();
             if (slots.isEmpty()) {
                 finishDrain();

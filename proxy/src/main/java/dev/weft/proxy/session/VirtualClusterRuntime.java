@@ -86,6 +86,8 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final AtomicLong collisionErrors = new AtomicLong();
     private final AtomicLong segmentProblems = new AtomicLong();
     private final java.util.Set<String> missingPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** This virtual cluster's client connections, drained when its router's state changes. */
+    private final SessionRegistry clients = new SessionRegistry();
 
     /**
      * @param router the virtual cluster's router; for a nested DAG, the flattened one whose routes are the leaves
@@ -124,6 +126,27 @@ public final class VirtualClusterRuntime implements AutoCloseable {
             apiRoutes[k] = router.apiRoute(k);
         }
         this.producerIds = producerIds.create(this);
+        router.watch(this::routerChanged);
+    }
+
+    /**
+     * The router's own state changed (a switch fenced or re-pointed): the catalog is built again from the
+     * topics last listed, then, with a reason, this virtual cluster's client connections are drained off
+     * the event loops (each finishes what it has in flight; clients reconnect and see the new state).
+     */
+    private java.util.concurrent.CompletableFuture<Void> routerChanged(String drainReason, Duration drainTimeout) {
+        if (catalogs != null) {
+            catalogs.rebuild();
+        }
+        if (drainReason == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            int open = clients.openConnections();
+            int cut = clients.drain(new SessionRegistry.Drain(drainReason), drainTimeout);
+            LOG.info("virtual cluster '{}': {}: drained {} client connection(s){}", config.name(), drainReason, open,
+                    cut == 0 ? "" : ", " + cut + " closed with requests still in flight after " + drainTimeout.toMillis() + " ms");
+        }, task -> Thread.ofVirtual().name("weft-drain-" + config.name()).start(task));
     }
 
     /** Builds the producer-id translation once the runtime exists (it may need its clusters). */
@@ -336,7 +359,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
 
     /** The current topic catalog; only for routers that {@link Router#usesTopicCatalog() use one}. */
     HotCatalog catalog() {
-        return catalogs.current();
+        return catalogs == null ? null : catalogs.current();
     }
 
     /** Reads every route's topics again now (tests, operators); completes when the new catalog is in force. */
@@ -346,6 +369,10 @@ public final class VirtualClusterRuntime implements AutoCloseable {
 
     CatalogKeeper catalogs() {
         return catalogs;
+    }
+
+    SessionRegistry clients() {
+        return clients;
     }
 
     ApiVersionsAnswer apiVersions() {

@@ -215,7 +215,7 @@ class SessionOrderTest {
         OnCore ch = session(kind, 100);
         long t0 = System.nanoTime();
         ch.send(KafkaFrames.request(ApiKeys.FETCH, KafkaFrames.FETCH_VERSION, 51, KafkaFrames.longPoll(topic, 0, 0, LONG_POLL_MS)));
-        ch.onCore(() -> ch.pipeline().fireUserEventTriggered(SessionRegistry.DRAIN));
+        ch.onCore(() -> ch.pipeline().fireUserEventTriggered(SessionRegistry.SHUTDOWN));
         assertFalse(ch.onCore(ch::autoRead), "a draining session reads no more");
         assertTrue(ch.onCore(ch::isOpen), "and stays open while its Fetch is in flight");
         Poll.until(Duration.ofSeconds(15), "the drained session to close", () -> !ch.now(ch::isOpen));

@@ -277,6 +277,26 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         }
     }
 
+    /**
+     * Refuses every partition planned for a target behind {@code leaf} as on another broker
+     * (NOT_LEADER_OR_FOLLOWER, retriable: a route whose Produce is fenced) and forgets those targets.
+     */
+    public void refuseLeaf(int leaf, int partitions) {
+        boolean refused = false;
+        for (int i = 0; i < partitions; i++) {
+            int t = targetOf[i];
+            if (t >= 0 && targetLeaf[t] == leaf) {
+                targetOf[i] = REFUSED;
+                routed--;
+                refused = true;
+            }
+        }
+        if (refused) {
+            foreignTopics = true;
+            dropEmptyTargets(partitions);
+        }
+    }
+
     /** Refuses every partition (a request refused whole, e.g. a transaction leaving its home). */
     public void refuseAll(int partitions) {
         Arrays.fill(targetOf, 0, partitions, REFUSED);

@@ -120,6 +120,24 @@ public final class LeafRouter implements Router {
         return new Level(router, router.catalog(topics), inner, leafOfRoute);
     }
 
+    /** Every router below the root may change its catalog on its own (a switch at any level). */
+    @Override
+    public void watch(dev.weft.routing.RouterListener listener) {
+        watch(rootRouter, listener, new java.util.HashSet<>());
+    }
+
+    private void watch(String routerName, dev.weft.routing.RouterListener listener, java.util.Set<String> seen) {
+        if (!seen.add(routerName)) {
+            return; // reached again through another route of the DAG
+        }
+        routers.get(routerName).watch(listener);
+        for (RouteSpec route : graph.router(routerName).routes()) {
+            if (route.target() instanceof RouterTarget rt) {
+                watch(rt.router(), listener, seen);
+            }
+        }
+    }
+
     @Override
     public GroupRouting groups() {
         return group -> leafOf(rootRouter, r -> r.groups().homeRoute(group));

@@ -26,10 +26,17 @@ final class LeafTopicRouting implements IndexedTopicRouting {
     private final VisibleTopicIndex index;
     private final List<TopicCollision> collisions = new ArrayList<>();
     private final List<String> segmentProblems = new ArrayList<>();
+    /** Per leaf: every level on its path serves the route it takes (a switch above it points there). */
+    private final boolean[] leafServes;
+    /** Per leaf: some level on its path fences Produce on the route it takes. */
+    private final boolean[] leafFenced;
 
     LeafTopicRouting(Level root, List<RouteSpec> leaves) {
         this.root = root;
         this.leaves = leaves;
+        this.leafServes = new boolean[leaves.size()];
+        this.leafFenced = new boolean[leaves.size()];
+        markLeaves(root, true, false);
         List<VisibleTopic> visible = new ArrayList<>();
         for (VisibleTopic top : root.catalog().visibleTopics()) {
             VisibleTopic leaf = down(root, top);
@@ -99,6 +106,29 @@ final class LeafTopicRouting implements IndexedTopicRouting {
             }
         }
         return true;
+    }
+
+    private void markLeaves(Level level, boolean serves, boolean fenced) {
+        for (int k = 0; k < level.leafOfRoute().length; k++) {
+            boolean s = serves && level.catalog().routeServes(k);
+            boolean f = fenced || level.catalog().produceFenced(k);
+            if (level.inner()[k] != null) {
+                markLeaves(level.inner()[k], s, f);
+            } else {
+                leafServes[level.leafOfRoute()[k]] = s;
+                leafFenced[level.leafOfRoute()[k]] = f;
+            }
+        }
+    }
+
+    @Override
+    public boolean routeServes(int route) {
+        return leafServes[route];
+    }
+
+    @Override
+    public boolean produceFenced(int route) {
+        return leafFenced[route];
     }
 
     private void collect(Level level) {

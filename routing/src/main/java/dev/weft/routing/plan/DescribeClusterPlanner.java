@@ -27,17 +27,20 @@ final class DescribeClusterPlanner implements ColdPlanner {
         }
         List<Part> parts = new ArrayList<>(ctx.routeCount());
         for (int route = 0; route < ctx.routeCount(); route++) {
-            parts.add(new Part(route, Destination.ANY, version, req.duplicate()));
+            if (ctx.topics().routeServes(route)) {
+                parts.add(new Part(route, Destination.ANY, version, req.duplicate()));
+            }
         }
-        return new Step.Send(parts, answers -> merge(request, version, answers, ctx));
+        return new Step.Send(parts, answers -> merge(request, version, parts, answers, ctx));
     }
 
-    private static Step merge(ApiMessage request, short version, List<Answer> answers, PlanContext ctx) {
+    private static Step merge(ApiMessage request, short version, List<Part> parts, List<Answer> answers, PlanContext ctx) {
         DescribeClusterResponseData out = new DescribeClusterResponseData()
                 .setEndpointType(((DescribeClusterRequestData) request).endpointType())
                 .setClusterId(ctx.virtualClusterId());
-        for (int route = 0; route < answers.size(); route++) {
-            Answer a = answers.get(route);
+        for (int i = 0; i < answers.size(); i++) {
+            int route = parts.get(i).route();
+            Answer a = answers.get(i);
             if (a.failed()) {
                 return Step.respond(Refusals.errorResponse(request, version, a.failure(),
                         "route '" + ctx.routeName(route) + "' failed: " + a.reason()));
@@ -48,8 +51,8 @@ final class DescribeClusterPlanner implements ColdPlanner {
                         new DescribeClusterResponseData.DescribeClusterBrokerCollection()).setControllerId(-1));
             }
             out.setThrottleTimeMs(Math.max(out.throttleTimeMs(), body.throttleTimeMs()));
-            if (route == 0) {
-                out.setControllerId(body.controllerId() < 0 ? -1 : ctx.toVirtualNodeId(0, body.controllerId()))
+            if (i == 0) {
+                out.setControllerId(body.controllerId() < 0 ? -1 : ctx.toVirtualNodeId(route, body.controllerId()))
                         .setClusterAuthorizedOperations(body.clusterAuthorizedOperations());
             }
             for (DescribeClusterBroker b : ctx.collapsedNodes() != null ? List.<DescribeClusterBroker>of() : body.brokers()) {

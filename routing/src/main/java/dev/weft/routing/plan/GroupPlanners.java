@@ -1,7 +1,6 @@
 package dev.weft.routing.plan;
 
 import java.util.Map;
-import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
@@ -32,7 +31,7 @@ final class GroupPlanners {
         into.put(ApiKeys.ADD_PARTITIONS_TO_TXN, new AddPartitionsToTxnPlanner());
         into.put(ApiKeys.ADD_OFFSETS_TO_TXN, HomeForwarding::addOffsetsToTxn);
         into.put(ApiKeys.TXN_OFFSET_COMMIT, new TxnOffsetCommitPlanner());
-        into.put(ApiKeys.END_TXN, HomeForwarding.transaction(r -> ((EndTxnRequestData) r).transactionalId()));
+        into.put(ApiKeys.END_TXN, HomeForwarding::endTxn);
         into.put(ApiKeys.DESCRIBE_TRANSACTIONS, HomeIdsShapes.describeTransactions());
         into.put(ApiKeys.LIST_TRANSACTIONS, HomeListingPlanner.listTransactions());
     }

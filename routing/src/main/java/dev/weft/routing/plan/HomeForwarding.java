@@ -2,6 +2,7 @@ package dev.weft.routing.plan;
 
 import java.util.function.Function;
 import org.apache.kafka.common.message.AddOffsetsToTxnRequestData;
+import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
@@ -25,12 +26,19 @@ final class HomeForwarding {
         };
     }
 
-    /** EndTxn: home is the transactional id's. */
-    static ColdPlanner transaction(Function<ApiMessage, String> transactionalIdOf) {
-        return (request, version, ctx) -> {
-            String txn = transactionalIdOf.apply(request);
-            return toHome(request, version, ctx, ctx.transactions().homeRoute(txn), HomeCoordinators.transaction(ctx, txn));
-        };
+    /**
+     * EndTxn, at the transaction's home. A commit while the home's Produce is fenced (a switch's cutover)
+     * is refused TRANSACTION_ABORTABLE: the client aborts, so the transaction ends aborted on the old
+     * cluster and is never committed there after replication was judged complete.
+     */
+    static Step endTxn(ApiMessage request, short version, PlanContext ctx) {
+        EndTxnRequestData req = (EndTxnRequestData) request;
+        int home = ctx.transactions().homeRoute(req.transactionalId());
+        if (req.committed() && ctx.topics().produceFenced(home)) {
+            return Refusals.refuse(req, version, ctx, Errors.TRANSACTION_ABORTABLE, "transaction '" + req.transactionalId()
+                    + "' cannot commit while cluster '" + ctx.routeName(home) + "' is fenced for a switch; it is to be aborted");
+        }
+        return toHome(req, version, ctx, home, HomeCoordinators.transaction(ctx, req.transactionalId()));
     }
 
     /**

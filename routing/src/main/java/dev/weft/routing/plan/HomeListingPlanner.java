@@ -125,8 +125,10 @@ final class HomeListingPlanner<A extends ApiMessage, E> implements ColdPlanner {
             parts.add(new Part(own, Destination.OWN, version, request));
         } else {
             for (int r = 0; r < ctx.routeCount(); r++) {
-                routes.add(r);
-                parts.add(new Part(r, Destination.ANY, version, request));
+                if (ctx.topics().routeServes(r)) {
+                    routes.add(r);
+                    parts.add(new Part(r, Destination.ANY, version, request));
+                }
             }
         }
         return new Step.Send(parts, answers -> {

@@ -32,21 +32,24 @@ final class MetadataPlanner implements ColdPlanner {
         }
         List<Part> parts = new ArrayList<>();
         for (int route = 0; route < ctx.routeCount(); route++) {
-            parts.add(new Part(route, Destination.ANY, version, MetadataWeave.requestFor(req, topics, route)));
+            if (topics.routeServes(route)) {
+                parts.add(new Part(route, Destination.ANY, version, MetadataWeave.requestFor(req, topics, route)));
+            }
         }
         return new Step.Send(parts, answers -> {
-            List<MetadataResponseData> byRoute = new ArrayList<>();
-            for (int route = 0; route < answers.size(); route++) {
-                Answer a = answers.get(route);
+            List<MetadataResponseData> byRoute = new ArrayList<>(java.util.Collections.nCopies(ctx.routeCount(), null));
+            for (int i = 0; i < answers.size(); i++) {
+                int route = parts.get(i).route();
+                Answer a = answers.get(i);
                 MetadataResponseData data = a.failed() ? null : (MetadataResponseData) a.body();
-                MetadataRequestData asked = (MetadataRequestData) parts.get(route).body();
+                MetadataRequestData asked = (MetadataRequestData) parts.get(i).body();
                 if (data != null) {
                     ctx.learnTopology(route, data);
                     ctx.knownPartitions().learn(route, asked, data);
                 } else {
                     data = ctx.knownPartitions().offline(route, asked, topics); // its partitions stay listed, leaderless
                 }
-                byRoute.add(data);
+                byRoute.set(route, data);
             }
             MetadataResponseData merged = MetadataWeave.merge(req, byRoute, topics, ctx::toVirtualNodeId, ctx.virtualClusterId());
             if (ctx.collapsedNodes() != null) {

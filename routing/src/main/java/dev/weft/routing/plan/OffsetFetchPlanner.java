@@ -94,7 +94,9 @@ final class OffsetFetchPlanner implements ColdPlanner {
             if (group.topics() == null) {
                 split = null;
                 for (int r = 0; r < ctx.routeCount(); r++) {
-                    routes.add(r);
+                    if (ctx.topics().routeServes(r)) {
+                        routes.add(r);
+                    }
                 }
             } else {
                 split = new TopicsByRoute<>(group.topics(), REQUEST_TOPIC, version >= FIRST_BY_ID, ctx.topics(), PARTITIONS);

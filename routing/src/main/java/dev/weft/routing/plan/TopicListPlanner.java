@@ -477,13 +477,16 @@ abstract class TopicListPlanner<Q extends ApiMessage, E extends Message, R exten
     private Step allTopics(Q request, short version, PlanContext ctx) {
         List<Part> parts = new ArrayList<>(ctx.routeCount());
         for (int route = 0; route < ctx.routeCount(); route++) {
-            parts.add(new Part(route, Destination.ANY, version, copy(request)));
+            if (ctx.topics().routeServes(route)) {
+                parts.add(new Part(route, Destination.ANY, version, copy(request)));
+            }
         }
         return new Step.Send(parts, answers -> {
             List<T> out = new ArrayList<>();
             List<R> answered = new ArrayList<>(answers.size());
-            for (int route = 0; route < answers.size(); route++) {
-                Answer a = answers.get(route);
+            for (int i = 0; i < answers.size(); i++) {
+                int route = parts.get(i).route();
+                Answer a = answers.get(i);
                 if (a.failed()) {
                     return Step.respond(Refusals.errorResponse(request, version, a.failure(),
                             "route '" + ctx.routeName(route) + "' failed: " + a.reason()));

@@ -110,6 +110,6 @@ class TopicWeaveRouterTest {
         InvalidRoutingException e = assertThrows(InvalidRoutingException.class, () -> RouterRegistry.standard().createAll(graph));
         List<String> text = e.problems().stream().map(RoutingProblem::toString).sorted().toList();
         assertEquals(List.of("routers.weave.collisions: 'sometimes' is not a collision policy; use reject | first-wins | qualify",
-                "routers.x.type: unknown router type 'tapioca'; known types: [branch, partition-weave, topic-weave]"), text);
+                "routers.x.type: unknown router type 'tapioca'; known types: [branch, partition-weave, switch, topic-weave]"), text);
     }
 }
