@@ -1,0 +1,256 @@
+package dev.weft.proxy.switching;
+
+import dev.weft.testkit.KafkaCluster;
+import dev.weft.testkit.KafkaClusterConfig;
+import dev.weft.testkit.mirror.MirrorMaker;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.connect.mirror.Checkpoint;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link GroupOffsetTranslation} against a real MirrorMaker 2 replicating east->west. Groups consume and
+ * commit on east; once MM2's checkpoints for them are on west, one translation runs (with a group live
+ * on west and one already further on west), and the tests check what it committed and that a group
+ * resuming on west skips nothing and re-reads only what the checkpoint lag explains.
+ */
+class GroupOffsetTranslationTest {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupOffsetTranslationTest.class);
+    private static final int PARTITIONS = 3;
+    private static final int RECORDS = 600;
+    private static final String TOPIC = "events";
+    private static final String OTHER_TOPIC = "audit";
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @KafkaClusterConfig
+    static KafkaCluster east;
+
+    @KafkaClusterConfig
+    static KafkaCluster west;
+
+    private static MirrorMaker mirror;
+    private static KafkaConsumer<String, String> liveOnWest;
+    private static List<String> allKeys;
+    /** Keys group "reader" consumed on east before it committed and left. */
+    private static final Set<String> consumedOnEast = new HashSet<>();
+    private static Map<TopicPartition, Long> readerCommittedOnEast;
+    private static Map<TopicPartition, Long> aheadCommittedOnWest;
+    private static GroupOffsetTranslation.Result result;
+
+    @BeforeAll
+    static void consumeOnEastThenTranslate() throws Exception {
+        east.createTopic(TOPIC, PARTITIONS, 1);
+        east.createTopic(OTHER_TOPIC, 1, 1);
+        mirror = MirrorMaker.builder()
+            .source("east", east.bootstrapServers())
+            .target("west", west.bootstrapServers())
+            .topics(TOPIC + "|" + OTHER_TOPIC)
+            .offsetLagMax(25)
+            .build()
+            .start();
+        allKeys = MirrorTestRecords.produce(east, TOPIC, "event", RECORDS);
+        MirrorTestRecords.produce(east, OTHER_TOPIC, "audit", 50);
+
+        readerCommittedOnEast = consumeAndCommit("reader", 2 * RECORDS / 3, consumedOnEast);
+        Map<TopicPartition, Long> aheadOnEast = consumeAndCommit("ahead", RECORDS / 3, new HashSet<>());
+        Map<TopicPartition, Long> liveOnEast = consumeAndCommit("live", RECORDS / 3, new HashSet<>());
+        // At the ends: MM2's last syncs are at the last records, so these translate exactly.
+        Map<TopicPartition, Long> auditReaderOnEast = Map.of(
+            new TopicPartition(TOPIC, 0), MirrorTestRecords.endOffsets(east, TOPIC, PARTITIONS).get(new TopicPartition(TOPIC, 0)),
+            new TopicPartition(OTHER_TOPIC, 0), MirrorTestRecords.endOffsets(east, OTHER_TOPIC, 1).get(new TopicPartition(OTHER_TOPIC, 0)));
+        commitOnEast("audit-reader", auditReaderOnEast);
+
+        ReplicationCatchUp.between("east", east.clientConfig(), "west", west.clientConfig()).build()
+            .await(Set.of(TOPIC, OTHER_TOPIC), WAIT);
+        awaitCheckpoints(Map.of(
+            "reader", readerCommittedOnEast,
+            "ahead", aheadOnEast,
+            "live", liveOnEast,
+            "audit-reader", auditReaderOnEast));
+
+        // "ahead" already read everything on west; "live" has a member on west.
+        aheadCommittedOnWest = MirrorTestRecords.endOffsets(west, TOPIC, PARTITIONS);
+        commitOn(west, "ahead", aheadCommittedOnWest);
+        liveOnWest = new KafkaConsumer<>(groupConfig(west, "live"), new StringDeserializer(), new StringDeserializer());
+        liveOnWest.subscribe(List.of(TOPIC));
+        MirrorTestRecords.await(WAIT, "group live to get partitions on west", () -> {
+            liveOnWest.poll(Duration.ofMillis(100));
+            return !liveOnWest.assignment().isEmpty();
+        });
+
+        result = new GroupOffsetTranslation("east", west.clientConfig()).translate(Set.of(TOPIC));
+        LOG.info("Translation result: {}", result);
+    }
+
+    @AfterAll
+    static void stopClients() {
+        if (liveOnWest != null) {
+            liveOnWest.close();
+        }
+        if (mirror != null) {
+            mirror.close();
+        }
+    }
+
+    @Test
+    void aGroupResumingOnWestSkipsNothingAndReReadsOnlyWhatTheCheckpointLagExplains() throws Exception {
+        assertEquals(PARTITIONS, result.committed().get("reader"), result.toString());
+        Map<TopicPartition, Long> translated = committedOn(west, "reader");
+        assertEquals(readerCommittedOnEast.keySet(), translated.keySet());
+        long expectedRereads = 0;
+        for (TopicPartition tp : readerCommittedOnEast.keySet()) {
+            long onEast = readerCommittedOnEast.get(tp);
+            long onWest = translated.get(tp);
+            // Never ahead of what the group consumed on east (identity replication into empty topics:
+            // offsets match across clusters, so this is the no-skip bound), and the translation moved.
+            assertTrue(onWest <= onEast, tp + ": west " + onWest + " > east " + onEast);
+            assertTrue(onWest > 0 || onEast == 0, tp + ": west " + onWest + ", east " + onEast);
+            expectedRereads += onEast - onWest;
+        }
+
+        Set<String> readOnWest = new HashSet<>();
+        int duplicates = 0;
+        Map<String, Object> config = groupConfig(west, "reader");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(TOPIC));
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            Set<String> remaining = new HashSet<>(allKeys);
+            remaining.removeAll(consumedOnEast);
+            while (!readOnWest.containsAll(remaining) && System.nanoTime() - deadline < 0) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    if (!readOnWest.add(record.key())) {
+                        throw new AssertionError("read " + record.key() + " twice on west");
+                    }
+                    if (consumedOnEast.contains(record.key())) {
+                        duplicates++;
+                    }
+                }
+            }
+        }
+        Set<String> union = new HashSet<>(consumedOnEast);
+        union.addAll(readOnWest);
+        assertEquals(new HashSet<>(allKeys), union, "every record read on east or on west");
+        assertEquals(expectedRereads, duplicates, "records re-read on west");
+        LOG.info("Group reader re-read {} of {} records on west (checkpoint lag)", duplicates, consumedOnEast.size());
+    }
+
+    @Test
+    void aGroupAlreadyFurtherOnWestIsNotMovedBack() {
+        assertEquals(0, result.committed().get("ahead"), result.toString());
+        assertEquals(PARTITIONS, result.keptAhead().get("ahead"), result.toString());
+        assertEquals(aheadCommittedOnWest, committedOn(west, "ahead"));
+    }
+
+    @Test
+    void aGroupWithMembersOnWestIsRefusedAndLeftAlone() {
+        assertFalse(result.committed().containsKey("live"), result.toString());
+        assertTrue(result.refused().get("live").contains("Stable with 1 members"), result.toString());
+        Map<TopicPartition, Long> committed = committedOn(west, "live");
+        assertTrue(committed.isEmpty(), "live's offsets on west: " + committed);
+    }
+
+    @Test
+    void onlyTheGivenTopicsAreCommitted() {
+        assertEquals(1, result.committed().get("audit-reader"), result.toString());
+        TopicPartition events0 = new TopicPartition(TOPIC, 0);
+        assertEquals(Map.of(events0, MirrorTestRecords.endOffsets(west, TOPIC, PARTITIONS).get(events0)),
+            committedOn(west, "audit-reader"), "audit-reader on west: events-0 only, at its end");
+    }
+
+    // ------------------------------------------------------------------------------------------------
+
+    /** Group {@code group} reads about {@code records} records on east, commits what it read and leaves. */
+    private static Map<TopicPartition, Long> consumeAndCommit(String group, int records, Set<String> consumed)
+            throws InterruptedException {
+        Map<String, Object> config = groupConfig(east, group);
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(TOPIC));
+            MirrorTestRecords.await(WAIT, group + " to read " + records + " records", () -> {
+                consumer.poll(Duration.ofMillis(100)).forEach(r -> consumed.add(r.key()));
+                return consumed.size() >= records;
+            });
+            consumer.commitSync();
+        }
+        Map<TopicPartition, Long> committed = committedOn(east, group);
+        assertEquals(consumed.size(), committed.values().stream().mapToLong(Long::longValue).sum());
+        return committed;
+    }
+
+    private static void commitOnEast(String group, Map<TopicPartition, Long> offsets) {
+        commitOn(east, group, offsets);
+    }
+
+    private static void commitOn(KafkaCluster cluster, String group, Map<TopicPartition, Long> offsets) {
+        try {
+            cluster.admin().alterConsumerGroupOffsets(group, offsets.entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> new OffsetAndMetadata(e.getValue()))))
+                .all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot commit offsets of " + group, e);
+        }
+    }
+
+    private static Map<TopicPartition, Long> committedOn(KafkaCluster cluster, String group) {
+        try {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            cluster.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                .forEach((tp, offset) -> {
+                    if (offset != null) {
+                        offsets.put(tp, offset.offset());
+                    }
+                });
+            return offsets;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read offsets of " + group, e);
+        }
+    }
+
+    /** Waits until west's checkpoints topic has, for each group, checkpoints at exactly these upstream offsets. */
+    private static void awaitCheckpoints(Map<String, Map<TopicPartition, Long>> expected) throws Exception {
+        Map<String, Map<TopicPartition, Long>> seen = new HashMap<>();
+        try (MirrorTopicReader reader = new MirrorTopicReader(west.clientConfig(), "west", mirror.checkpointsTopic(), "test-checkpoints")) {
+            MirrorTestRecords.await(WAIT, "checkpoints " + expected + " (seen " + seen + ")", () -> {
+                try {
+                    reader.readToEnd(Duration.ofSeconds(10), record -> {
+                        Checkpoint checkpoint = Checkpoint.deserializeRecord(record);
+                        seen.computeIfAbsent(checkpoint.consumerGroupId(), g -> new HashMap<>())
+                            .put(checkpoint.topicPartition(), checkpoint.upstreamOffset());
+                    });
+                } catch (MirrorTopicReader.MirrorReadTimeoutException e) {
+                    return false;
+                }
+                return expected.entrySet().stream().allMatch(e -> e.getValue().equals(seen.get(e.getKey())));
+            });
+        }
+    }
+
+    private static Map<String, Object> groupConfig(KafkaCluster cluster, String group) {
+        Map<String, Object> config = cluster.consumerConfig(group);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return config;
+    }
+}
