@@ -26,6 +26,9 @@ import org.slf4j.LoggerFactory;
  *       client library from the registry;
  *   <li>{@code GET /livez}: 200 while the process runs;
  *   <li>{@code GET /readyz}: 200 when {@code readiness} says ready, else 503 with one reason per line.
+ *
+ *   <li>{@code GET /switches}, {@code POST /switches/NAME?to=ROUTE}: the switches, and moving one
+ *       ({@link SwitchEndpoint}), once the virtual clusters run.
  * </ul>
  *
  * <p>It serves no configuration and nothing else. Bound to localhost unless configured otherwise.
@@ -74,6 +77,11 @@ public final class AdminServer implements AutoCloseable {
         LOG.info("admin endpoint at http://{}/ (metrics, livez, readyz)", new HostPort(
                 server.getAddress().getHostString(), server.getAddress().getPort()));
         return admin;
+    }
+
+    /** Serves {@code /switches} (list and move switches, {@link SwitchEndpoint}) from now on. */
+    public void serveSwitches(Supplier<dev.weft.proxy.switching.Switches> switches) {
+        server.createContext(SwitchEndpoint.PATH, new SwitchEndpoint(switches));
     }
 
     /** Where it listens (the actual port when bound to port 0). */

@@ -28,13 +28,14 @@ public final class WeftMain {
     }
 
     /** Runs a command; returns the process exit code. Blocks for {@code run} and {@code demo}. */
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         String command = args.length == 0 ? "help" : args[0];
         try {
             return switch (command) {
                 case "run" -> runProxy(configArg(args, 1), out);
                 case "validate" -> validate(args.length > 1 ? args[1] : null, out, err);
                 case "demo" -> demo(out);
+                case "switch" -> SwitchCommand.run(args, out, err);
                 case "help", "--help", "-h" -> usage(out, 0);
                 default -> {
                     err.println("weft: unknown command '" + command + "'");
@@ -51,7 +52,7 @@ public final class WeftMain {
     }
 
     private static int usage(PrintStream out, int code) {
-        out.println("usage: weft run --config FILE | weft validate FILE | weft demo");
+        out.println("usage: weft run --config FILE | weft validate FILE | weft demo | " + SwitchCommand.USAGE);
         return code;
     }
 

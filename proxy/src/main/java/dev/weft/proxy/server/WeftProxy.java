@@ -56,9 +56,16 @@ public final class WeftProxy implements AutoCloseable {
     private ProxyMetrics metrics;
     private dev.weft.proxy.session.PartialFrameBudgets partialFrames;
     private AdminServer admin;
+    /** The switches of the virtual clusters; null until they run (read by the admin thread). */
+    private volatile dev.weft.proxy.switching.Switches switches;
     // Written by the starting thread and by close(); read by readiness() on the admin thread.
     private volatile boolean gatewaysBound;
     private volatile boolean closing;
+
+    /** How long a switch with {@code state.cluster} waits for its records at start before it serves nothing. */
+    private static final Duration SWITCH_STATE_START_TIMEOUT = Duration.ofSeconds(30);
+    /** This proxy instance in the fleet's switch records: unique even for two proxies in one process. */
+    private final String instanceId = replicaId() + "/" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffL);
 
     private WeftProxy(WeftConfig config) {
         this.config = config;
@@ -103,6 +110,19 @@ public final class WeftProxy implements AutoCloseable {
             // One runtime and one session class for every kind of virtual cluster; the router decides.
             VirtualClusterRuntime runtime = VirtualClusters.start(config, vc, clusters, replicaId());
             virtualClusters.put(vc.name(), runtime);
+        }
+        // Before any gateway opens: a switch agreed through the fleet state serves what its records say.
+        try {
+            switches = dev.weft.proxy.switching.Switches.of(
+                    virtualClusters.values().stream().map(VirtualClusterRuntime::routersOfDag).toList(),
+                    name -> clusters.get(name).clientConfig(), clusters.keySet(), instanceId, SWITCH_STATE_START_TIMEOUT);
+        } catch (IllegalArgumentException e) {
+            throw new dev.weft.proxy.config.StartupException(config.source() + ": " + e.getMessage(), e);
+        }
+        if (admin != null) {
+            admin.serveSwitches(() -> switches);
+        }
+        for (VirtualClusterRuntime runtime : virtualClusters.values()) {
             runtime.bind(loops, buffers, sessions);
         }
         gatewaysBound = true;
@@ -180,6 +200,11 @@ public final class WeftProxy implements AutoCloseable {
         return virtualClusters.get(virtualCluster);
     }
 
+    /** The switches of its virtual clusters (empty before they run). */
+    public dev.weft.proxy.switching.Switches switches() {
+        return switches;
+    }
+
     /** Embedded clusters this proxy started (the demo's), in config order. */
     public List<KafkaCluster> embeddedClusters() {
         return List.copyOf(embedded);
@@ -211,6 +236,8 @@ public final class WeftProxy implements AutoCloseable {
             return all;
         }));
         registry.register(new dev.weft.proxy.admin.BufferPoolCollector(BufferPolicy.sharedPooledDirect()));
+        registry.register(new dev.weft.proxy.admin.SwitchCollector(() -> switches == null ? List.of()
+                : switches.all().stream().map(dev.weft.proxy.switching.SwitchController::status).toList()));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
     }
 
@@ -247,6 +274,9 @@ public final class WeftProxy implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (switches != null) {
+            switches.close(); // a running cutover is interrupted: its old route stays active
+        }
         for (VirtualClusterRuntime vc : virtualClusters.values()) {
             vc.close(); // stop accepting first
         }

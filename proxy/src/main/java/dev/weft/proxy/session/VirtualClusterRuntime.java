@@ -63,6 +63,7 @@ public final class VirtualClusterRuntime implements AutoCloseable {
 
     private final VirtualClusterConfig config;
     private final Router router;
+    private final Map<String, Router> routersOfDag;
     private final List<UpstreamCluster> routes;
     private final NodeIdMapping bijection;
     private final String virtualClusterId;
@@ -97,8 +98,18 @@ public final class VirtualClusterRuntime implements AutoCloseable {
      */
     public VirtualClusterRuntime(VirtualClusterConfig config, Router router, NodeIdMapping nodeIds, List<UpstreamCluster> routes,
             ProducerIdTranslatorFactory producerIds) {
+        this(config, router, Map.of(), nodeIds, routes, producerIds);
+    }
+
+    /**
+     * @param routersOfDag every router reachable from the virtual cluster's target, by name (the ones
+     *     {@code router} was composed of), for the parts of the proxy that control routers by name
+     */
+    public VirtualClusterRuntime(VirtualClusterConfig config, Router router, Map<String, Router> routersOfDag, NodeIdMapping nodeIds,
+            List<UpstreamCluster> routes, ProducerIdTranslatorFactory producerIds) {
         this.config = config;
         this.router = router;
+        this.routersOfDag = Map.copyOf(routersOfDag);
         this.routes = List.copyOf(routes);
         this.collapsed = config.topology() == dev.weft.proxy.config.WeftConfig.Topology.COLLAPSED
                 ? CollapsedNodes.of("virtualClusters." + config.name() + ".nodes", config.nodes()) : null;
@@ -339,6 +350,11 @@ public final class VirtualClusterRuntime implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    /** Every router reachable from the virtual cluster's target, by name (empty when it targets a cluster). */
+    public Map<String, Router> routersOfDag() {
+        return routersOfDag;
     }
 
     int routeCount() {

@@ -85,7 +85,8 @@ public final class VirtualClusters {
         VirtualClusterRuntime runtime;
         if (distinctClusters.size() == 1) {
             // One cluster reached by clients: its producer ids mean what they say; nothing to translate or agree on.
-            runtime = new VirtualClusterRuntime(vc, router, nodeIds, leaves, rt -> ProducerIdTranslator.IDENTITY);
+            runtime = new VirtualClusterRuntime(vc, router, reachable(graph, routers, vc.target()), nodeIds, leaves,
+                    rt -> ProducerIdTranslator.IDENTITY);
         } else {
             ClusterConfig home = config.clusters().get(distinctClusters.getFirst());
             UpstreamCluster homeCluster = leaves.getFirst();
@@ -95,7 +96,8 @@ public final class VirtualClusters {
                     DiscoveryClientSecurity.of(home.tls(), home.sasl()), replicaId));
             claims.start();
             try {
-                runtime = new VirtualClusterRuntime(vc, router, nodeIds, leaves, rt -> new ClaimsTranslator(claims, claimRoute));
+                runtime = new VirtualClusterRuntime(vc, router, reachable(graph, routers, vc.target()), nodeIds, leaves,
+                        rt -> new ClaimsTranslator(claims, claimRoute));
             } catch (RuntimeException e) {
                 claims.close();
                 throw e;
@@ -108,6 +110,18 @@ public final class VirtualClusters {
             throw e;
         }
         return runtime;
+    }
+
+    /** The routers a virtual cluster's target leads to, by name, down the DAG. */
+    private static Map<String, Router> reachable(RoutingGraph graph, Map<String, Router> routers, RouteTarget target) {
+        Map<String, Router> out = new LinkedHashMap<>();
+        java.util.ArrayDeque<RouteTarget> todo = new java.util.ArrayDeque<>(List.of(target));
+        while (!todo.isEmpty()) {
+            if (todo.pop() instanceof dev.weft.routing.dag.RouterTarget rt && out.putIfAbsent(rt.router(), routers.get(rt.router())) == null) {
+                graph.router(rt.router()).routes().forEach(r -> todo.push(r.target()));
+            }
+        }
+        return out;
     }
 
     /** The fleet state as the sessions use it; two leaves on one cluster share that cluster's ids. */

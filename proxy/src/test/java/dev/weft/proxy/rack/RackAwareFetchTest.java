@@ -330,7 +330,7 @@ class RackAwareFetchTest {
         int zoneCBroker = 2;
         int hinted = switch (kind) {
             case PASS_THROUGH -> zoneCBroker;
-            case TOPIC_WOVEN, BRANCHED -> zoneCBroker * 2; // route 0 of two (DESIGN §4)
+            case TOPIC_WOVEN, BRANCHED, SWITCHED -> zoneCBroker * 2; // route 0 of two (DESIGN §4)
             // every Fetch split into Weft's own parts (kind.splitsProduceAndFetch()): the client's rack_id never
             // reaches a broker, so no hint comes back; Weft alone chooses
             case COLLAPSED, PARTITION_WOVEN -> -1;

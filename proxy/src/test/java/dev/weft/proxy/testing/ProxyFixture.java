@@ -86,4 +86,23 @@ public final class ProxyFixture {
         }
         throw lastFailure;
     }
+
+    /**
+     * Weft from the config {@code yaml} makes for a run of {@code ports} free ports (the argument is the
+     * first); tried again on another run when a port was taken between the check and the bind.
+     */
+    public static WeftProxy startOnFreePorts(int ports, java.util.function.IntFunction<String> yaml) {
+        dev.weft.proxy.gateway.GatewayBindException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            String config = yaml.apply(FreePorts.randomRange(ports));
+            try {
+                return WeftProxy.start(ConfigLoader.parse(config, "test config"));
+            } catch (dev.weft.proxy.gateway.GatewayBindException e) {
+                last = e; // a port taken between the check and the bind
+            } catch (ConfigException e) {
+                throw new IllegalArgumentException(e.getMessage() + "\n" + config, e);
+            }
+        }
+        throw last;
+    }
 }

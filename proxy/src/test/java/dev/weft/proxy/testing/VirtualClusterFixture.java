@@ -28,9 +28,10 @@ import org.apache.kafka.common.Node;
  *   <li>the <em>primary</em> cluster is the suite's own (any brokers, listeners, relays in front); it is
  *       the cluster behind {@link VirtualClusterKind#PASS_THROUGH} and {@link VirtualClusterKind#COLLAPSED},
  *       and route 0 ("primary", cluster c0) of {@link VirtualClusterKind#TOPIC_WOVEN},
- *       {@link VirtualClusterKind#PARTITION_WOVEN} and {@link VirtualClusterKind#BRANCHED};</li>
- *   <li>the <em>side</em> cluster, one broker, is started only when a woven or the branched kind is first
- *       used: route 1 ("side", cluster c1) of the weaves, the branch of the branch router.</li>
+ *       {@link VirtualClusterKind#PARTITION_WOVEN}, {@link VirtualClusterKind#BRANCHED} and
+ *       {@link VirtualClusterKind#SWITCHED} (its active route);</li>
+ *   <li>the <em>side</em> cluster, one broker, is started only when a two-route kind is first used: route 1
+ *       ("side", cluster c1) of the weaves, the branch of the branch router, the switch's standby.</li>
  * </ul>
  *
  * Every proxy has one virtual cluster "main", two event loops, an admin endpoint on a free port and the
@@ -179,6 +180,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().size();
             case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> primary.brokerIds().size() + side().brokerIds().size();
+            case SWITCHED -> primary.brokerIds().size(); // the standby serves no one
             case COLLAPSED -> 1;
         };
     }
@@ -186,7 +188,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
     /** The name of the primary cluster in {@code kind}'s config (its {@code clusters:} key). */
     public static String primaryClusterName(VirtualClusterKind kind) {
         return switch (kind) {
-            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> "c0";
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED, SWITCHED -> "c0";
             case PASS_THROUGH, COLLAPSED -> "upstream";
         };
     }
@@ -214,7 +216,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         int first = primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow();
         int offset = switch (kind) {
             case PASS_THROUGH -> brokerId - first;
-            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> brokerId * 2;
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED, SWITCHED -> brokerId * 2;
             case COLLAPSED -> throw new IllegalArgumentException("a collapsed virtual cluster has no per-broker ports");
         };
         return new InetSocketAddress(b.getHostString(), b.getPort() + 1 + offset);
@@ -225,7 +227,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         return switch (kind) {
             case PASS_THROUGH -> primary.brokerIds().stream().mapToInt(Integer::intValue).max().orElseThrow()
                     - primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow() + 3;
-            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED -> WOVEN_NODE_IDS;
+            case TOPIC_WOVEN, PARTITION_WOVEN, BRANCHED, SWITCHED -> WOVEN_NODE_IDS;
             case COLLAPSED -> 0;
         };
     }
@@ -357,6 +359,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
                     start -> partitionWeave(bootstrapServers, start, start + 1 + WOVEN_NODE_IDS));
             case COLLAPSED -> collapsed(bootstrapServers);
             case BRANCHED -> twoRoutes("branch", bootstrapServers);
+            case SWITCHED -> twoRoutes("switch", bootstrapServers);
         };
         return awaitReady(kind, p);
     }
@@ -514,18 +517,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
 
     /** Starts the config {@code yaml} builds from a first free port of {@code ports}; retries when one was taken meanwhile. */
     private static WeftProxy withFreePorts(int ports, java.util.function.IntFunction<String> yaml) {
-        GatewayBindException last = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            String config = yaml.apply(FreePorts.randomRange(ports));
-            try {
-                return WeftProxy.start(ConfigLoader.parse(config, "virtual cluster fixture config"));
-            } catch (GatewayBindException e) {
-                last = e; // a port taken between the check and the bind
-            } catch (ConfigException e) {
-                throw new IllegalArgumentException(e.getMessage() + "\n" + config, e);
-            }
-        }
-        throw last;
+        return ProxyFixture.startOnFreePorts(ports, yaml);
     }
 
     static InetSocketAddress address(String hostPort) {

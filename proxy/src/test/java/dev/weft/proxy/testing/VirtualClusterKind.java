@@ -51,7 +51,15 @@ public enum VirtualClusterKind {
      * segment on the side cluster. CreateTopics and the like are refused (POLICY_VIOLATION); Produce and
      * Fetch are renumbered per partition over the broker connection the client chose.
      */
-    PARTITION_WOVEN;
+    PARTITION_WOVEN,
+
+    /**
+     * {@code target: { router: weave }}: a switch over the suite's cluster (route "primary", cluster c0,
+     * active) and the second one-broker cluster (route "side", c1, the standby), port-per-broker like the
+     * woven kinds: only the active route's brokers and topics show, planned like a topic weave; the
+     * standby's brokers keep their node ids (route 1 of two) but are in no answer.
+     */
+    SWITCHED;
 
     /**
      * Every kind, for {@code @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")}; only those

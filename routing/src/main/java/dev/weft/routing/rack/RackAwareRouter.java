@@ -120,6 +120,21 @@ public final class RackAwareRouter implements Router {
     }
 
     @Override
+    public void watch(dev.weft.routing.RouterListener listener) {
+        router.watch(listener);
+    }
+
+    @Override
+    public boolean countsPartitions() {
+        return router.countsPartitions();
+    }
+
+    @Override
+    public dev.weft.routing.branch.transform.TransformSpec sideTransforms(int route) {
+        return router.sideTransforms(route);
+    }
+
+    @Override
     public String toString() {
         return router + " reading Fetch partitions in zone '" + zone + "'";
     }

@@ -31,12 +31,12 @@ final class SwitchCatalog implements IndexedTopicRouting {
 
     @Override
     public boolean routeServes(int route) {
-        return route == state.active();
+        return state.known() && route == state.active();
     }
 
     @Override
     public boolean produceFenced(int route) {
-        return state.fenced() && route == state.active();
+        return (state.fenced() || !state.known()) && route == state.active();
     }
 
     @Override

@@ -85,7 +85,7 @@ public final class SwitchRouter implements Router {
         SwitchState s = state;
         List<List<RealTopic>> activeOnly = new ArrayList<>(topicsByRoute.size());
         for (int k = 0; k < topicsByRoute.size(); k++) {
-            activeOnly.add(k == s.active() ? topicsByRoute.get(k) : List.of());
+            activeOnly.add(k == s.active() && s.known() ? topicsByRoute.get(k) : List.of());
         }
         return new SwitchCatalog((IndexedTopicRouting) weave.catalog(activeOnly), s, routeName(s.active()));
     }

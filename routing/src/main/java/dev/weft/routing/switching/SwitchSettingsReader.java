@@ -13,7 +13,7 @@ final class SwitchSettingsReader {
 
     private static final Set<String> ROUTER_KEYS = Set.of("type", "routes", "active", "state", "cutover", "failover");
     private static final Set<String> ROUTE_KEYS = Set.of("name", "target", "mirrorAlias");
-    private static final Set<String> STATE_KEYS = Set.of("cluster");
+    private static final Set<String> STATE_KEYS = Set.of("cluster", "leaseMs");
     private static final Set<String> CUTOVER_KEYS = Set.of("catchUpTimeoutMs", "drainTimeoutMs");
     private static final Set<String> FAILOVER_KEYS = Set.of("to", "afterMs");
 
@@ -56,6 +56,7 @@ final class SwitchSettingsReader {
         if (stateCluster != null && !(stateCluster instanceof String s && !s.isBlank())) {
             problems.add(new RoutingProblem(path + ".state.cluster", "must name a cluster under 'clusters', got '" + stateCluster + "'"));
         }
+        Duration lease = millis(path + ".state.leaseMs", state.get("leaseMs"), SwitchSettings.DEFAULT_STATE_LEASE, problems);
         Map<?, ?> cutover = mapping(path + ".cutover", raw.get("cutover"), CUTOVER_KEYS, problems);
         Duration catchUp = millis(path + ".cutover.catchUpTimeoutMs", cutover.get("catchUpTimeoutMs"),
                 SwitchSettings.DEFAULT_CATCH_UP_TIMEOUT, problems);
@@ -77,7 +78,8 @@ final class SwitchSettingsReader {
                 failover = new SwitchSettings.Failover(standby, after);
             }
         }
-        return new SwitchSettings(Math.max(active, 0), aliases, stateCluster instanceof String s ? s : null, catchUp, drain, failover);
+        return new SwitchSettings(Math.max(active, 0), aliases, stateCluster instanceof String s ? s : null, lease, catchUp,
+                drain, failover);
     }
 
     private static int route(String at, Object value, RouterSpec spec, List<RoutingProblem> problems) {

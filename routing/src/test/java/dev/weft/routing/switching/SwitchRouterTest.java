@@ -78,7 +78,7 @@ class SwitchRouterTest {
         assertFalse(before.produceFenced(0), "a snapshot keeps the state it was built from");
         r.apply(r.state().pointedAt(1), "moved").join();
         TopicRouting after = r.catalog(TOPICS);
-        assertEquals(new SwitchState(1, false, 1), r.state());
+        assertEquals(new SwitchState(1, false, 1), r.state(), "the epoch the fence began");
         assertEquals(1, after.resolve("orders").route());
         assertEquals(List.of("orders", "west-only"), after.visibleTopics().stream().map(t -> t.virtualName()).toList());
         assertFalse(after.routeServes(0));
@@ -88,13 +88,18 @@ class SwitchRouterTest {
         assertEquals(1, r.transactions().homeRoute("t"));
         assertEquals(new Placement.Placed(1, "west", "n"), after.place("n"));
         assertEquals(List.of("fenced/5000", "moved/5000"), told);
+        r.apply(r.state().unknown(), "unknown").join();
+        TopicRouting unknown = r.catalog(TOPICS);
+        assertEquals(List.of(), unknown.visibleTopics(), "a replica that cannot read the fleet state shows nothing");
+        assertFalse(unknown.routeServes(1));
+        assertTrue(unknown.produceFenced(1));
     }
 
     @Test
     void readsItsSettings() {
         SwitchRouter r = build(Map.of("type", "switch", "active", "west",
                 "routes", List.of(Map.of("name", "east", "target", Map.of("cluster", "east"), "mirrorAlias", "us-east-1"), Map.of()),
-                "state", Map.of("cluster", "witness"),
+                "state", Map.of("cluster", "witness", "leaseMs", 3_000),
                 "cutover", Map.of("catchUpTimeoutMs", 90_000, "drainTimeoutMs", 2_000),
                 "failover", Map.of("to", "east", "afterMs", 30_000)));
         SwitchSettings s = r.settings();
@@ -102,6 +107,7 @@ class SwitchRouterTest {
         assertEquals(1, r.state().active());
         assertEquals(List.of("us-east-1", "west"), s.mirrorAliases());
         assertEquals("witness", s.stateCluster());
+        assertEquals(Duration.ofSeconds(3), s.stateLease());
         assertEquals(Duration.ofSeconds(90), s.catchUpTimeout());
         assertEquals(Duration.ofSeconds(2), s.drainTimeout());
         assertEquals(new SwitchSettings.Failover(0, Duration.ofSeconds(30)), s.failover());
