@@ -11,8 +11,13 @@ Run with the Debian python (/usr/bin/python3, package python3-confluent-kafka):
       after each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
   confluent_client.py consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S
       the same over several topics (dev.weft.proxy.weave tests), each line prefixed by "TOPIC<TAB>".
+  confluent_client.py follow BOOTSTRAP TOPIC GROUP TIMEOUT_S
+      joins GROUP (classic protocol, auto-commit every 200 ms) and prints each record's value, one a
+      line, flushed, until SIGTERM (closes the consumer, exit 0) or TIMEOUT_S passed (exit 3); errors and
+      rebalances go to stderr (dev.weft.proxy.switching tests: a consumer that rides through a switch).
 """
 import base64
+import signal
 import sys
 import time
 
@@ -100,6 +105,59 @@ def consume(bootstrap, topics, group, count, timeout_s, with_topic=False):
     return 0
 
 
+def follow(bootstrap, topic, group, timeout_s):
+    stopping = [False]
+
+    def on_term(signum, frame):
+        stopping[0] = True
+
+    signal.signal(signal.SIGTERM, on_term)
+
+    def stamp():
+        return time.strftime('%H:%M:%S', time.gmtime()) + '.%03d' % (int(time.time() * 1000) % 1000)
+
+    def on_error(err):
+        log('%s error: %s' % (stamp(), err))
+
+    def on_assign(consumer, partitions):
+        log('%s assigned %s' % (stamp(), sorted(p.partition for p in partitions)))
+
+    def on_revoke(consumer, partitions):
+        log('%s revoked %s' % (stamp(), sorted(p.partition for p in partitions)))
+
+    def on_commit(err, partitions):
+        if err is not None:
+            log('%s commit failed: %s' % (stamp(), err))
+
+    consumer = Consumer({
+        'bootstrap.servers': bootstrap,
+        'group.id': group,
+        'auto.offset.reset': 'earliest',
+        'enable.auto.commit': True,
+        'auto.commit.interval.ms': 200,
+        'error_cb': on_error,
+        'on_commit': on_commit,
+    })
+    consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
+    out = sys.stdout
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not stopping[0] and time.monotonic() < deadline:
+            for msg in consumer.consume(num_messages=500, timeout=0.2):
+                if msg.error() is not None:
+                    if msg.error().code() != KafkaError._PARTITION_EOF:
+                        log('%s consume error: %s' % (stamp(), msg.error()))
+                    continue
+                out.write((msg.value() or b'').decode('utf-8') + '\n')
+            out.flush()
+    finally:
+        consumer.close()
+    if not stopping[0]:
+        log('%s no SIGTERM within %s s' % (stamp(), timeout_s))
+        return 3
+    return 0
+
+
 def main(argv):
     log('confluent_kafka %s, librdkafka %s' % (confluent_kafka.version()[0], confluent_kafka.libversion()[0]))
     if len(argv) == 5 and argv[1] == 'produce':
@@ -108,6 +166,8 @@ def main(argv):
         return consume(argv[2], [argv[3]], argv[4], int(argv[5]), float(argv[6]))
     if len(argv) == 7 and argv[1] == 'consume-topics':
         return consume(argv[2], argv[3].split(','), argv[4], int(argv[5]), float(argv[6]), True)
+    if len(argv) == 6 and argv[1] == 'follow':
+        return follow(argv[2], argv[3], argv[4], float(argv[5]))
     log(__doc__)
     return 64
 

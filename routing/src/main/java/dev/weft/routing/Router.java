@@ -111,6 +111,15 @@ public interface Router {
     }
 
     /**
+     * The cluster (a name under {@code clusters}) where the proxy keeps this router's fleet state — the
+     * producer-id claims — or null for the first route's cluster. A switch names its state cluster: the
+     * first route's cluster may be the very one it failed away from.
+     */
+    default String fleetStateCluster() {
+        return null;
+    }
+
+    /**
      * Registers {@code listener} to be told when the router's own state changes what {@link #catalog}
      * returns for the same topics (a switch fenced or re-pointed): the proxy then builds the catalog again
      * from the topics it last listed, without listing them. Routers whose catalog depends on the topics

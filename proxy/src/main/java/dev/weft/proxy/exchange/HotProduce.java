@@ -162,7 +162,7 @@ public final class HotProduce {
         }
         for (int t = 0; t < plan.targetCount(); t++) {
             int route = plan.targetLeaf(t);
-            if (!IdempotentProducerIds.translates(route)) {
+            if (!IdempotentProducerIds.translates(virtualPid, route)) {
                 continue;
             }
             long upstreamPid = virtualPid == lastVirtualPid && route == lastPidRoute ? lastUpstreamPid

@@ -132,7 +132,7 @@ public final class ProducerIdClaims implements AutoCloseable {
      * non-home cluster (behind a per-core cache).
      */
     public long cached(long virtualPid, int route) {
-        if (isHome(route)) {
+        if (isHome(virtualPid, route)) {
             return virtualPid;
         }
         Long w = log.winner(new ClaimKey(virtualPid, cluster(route)));
@@ -152,7 +152,7 @@ public final class ProducerIdClaims implements AutoCloseable {
      * timeout; nothing is remembered, so a later claim tries again.
      */
     public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
-        if (isHome(route)) {
+        if (isHome(virtualPid, route)) {
             return CompletableFuture.completedFuture(virtualPid);
         }
         ClaimKey key = new ClaimKey(virtualPid, cluster(route));
@@ -299,8 +299,12 @@ public final class ProducerIdClaims implements AutoCloseable {
         return r;
     }
 
-    private boolean isHome(int route) {
-        return clusters[checked(route)] == clusters[0];
+    /**
+     * Whether {@code virtualPid} means itself on {@code route}: the home cluster allocated it (no route bits,
+     * {@link dev.weft.routing.plan.IdempotentProducerIds}) and the route leads there.
+     */
+    private boolean isHome(long virtualPid, int route) {
+        return dev.weft.routing.plan.IdempotentProducerIds.allocatingRoute(virtualPid) == 0 && clusters[checked(route)] == clusters[0];
     }
 
     private int checked(int route) {

@@ -22,8 +22,9 @@ import java.util.Objects;
  * @param repairGrace how long the last record for a key may disagree with the first (a claimer crashed
  *        between its claim and its confirmation) before a tailer re-appends the winner
  */
-public record ProducerIdClaimsConfig(List<String> routeClusters, String homeBootstrap, Map<String, Object> clientProperties,
-        String topic, String replicaId, Duration startTimeout, Duration claimTimeout, Duration repairGrace) {
+public record ProducerIdClaimsConfig(List<String> routeClusters, String stateCluster, String homeBootstrap,
+        Map<String, Object> clientProperties, String topic, String replicaId, Duration startTimeout, Duration claimTimeout,
+        Duration repairGrace) {
 
     public static final String DEFAULT_TOPIC = "__weft_producer_ids";
 
@@ -44,7 +45,16 @@ public record ProducerIdClaimsConfig(List<String> routeClusters, String homeBoot
     /** Defaults: topic {@value #DEFAULT_TOPIC}, start 60 s, claim 30 s, repair grace 30 s. */
     public static ProducerIdClaimsConfig of(List<String> routeClusters, String homeBootstrap,
             Map<String, Object> clientProperties, String replicaId) {
-        return new ProducerIdClaimsConfig(routeClusters, homeBootstrap, clientProperties, DEFAULT_TOPIC, replicaId,
+        return of(routeClusters, routeClusters.get(0), homeBootstrap, clientProperties, replicaId);
+    }
+
+    /**
+     * @param stateCluster the cluster holding the state topic (at {@code stateBootstrap}): the home cluster,
+     *     or a router's fleet state cluster ({@code dev.weft.routing.Router#fleetStateCluster})
+     */
+    public static ProducerIdClaimsConfig of(List<String> routeClusters, String stateCluster, String stateBootstrap,
+            Map<String, Object> clientProperties, String replicaId) {
+        return new ProducerIdClaimsConfig(routeClusters, stateCluster, stateBootstrap, clientProperties, DEFAULT_TOPIC, replicaId,
                 Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(30));
     }
 
@@ -53,23 +63,24 @@ public record ProducerIdClaimsConfig(List<String> routeClusters, String homeBoot
     }
 
     public ProducerIdClaimsConfig withTopic(String t) {
-        return new ProducerIdClaimsConfig(routeClusters, homeBootstrap, clientProperties, t, replicaId, startTimeout,
+        return new ProducerIdClaimsConfig(routeClusters, stateCluster, homeBootstrap, clientProperties, t, replicaId, startTimeout,
                 claimTimeout, repairGrace);
     }
 
     public ProducerIdClaimsConfig withTimeouts(Duration start, Duration claim) {
-        return new ProducerIdClaimsConfig(routeClusters, homeBootstrap, clientProperties, topic, replicaId, start, claim,
+        return new ProducerIdClaimsConfig(routeClusters, stateCluster, homeBootstrap, clientProperties, topic, replicaId, start, claim,
                 repairGrace);
     }
 
     public ProducerIdClaimsConfig withRepairGrace(Duration grace) {
-        return new ProducerIdClaimsConfig(routeClusters, homeBootstrap, clientProperties, topic, replicaId, startTimeout,
+        return new ProducerIdClaimsConfig(routeClusters, stateCluster, homeBootstrap, clientProperties, topic, replicaId, startTimeout,
                 claimTimeout, grace);
     }
 
     /** "topic '__weft_producer_ids' on home cluster 'east' (bootstrap 10.0.0.1:9092)", for messages. */
     String where() {
-        return "topic '" + topic + "' on home cluster '" + homeCluster() + "' (bootstrap " + homeBootstrap + ")";
+        return "topic '" + topic + "' on " + (stateCluster.equals(homeCluster()) ? "home" : "state") + " cluster '" + stateCluster
+                + "' (bootstrap " + homeBootstrap + ")";
     }
 
     private static void requirePositive(Duration d, String name) {

@@ -1,5 +1,7 @@
 package dev.weft.proxy.session;
 
+import dev.weft.routing.plan.IdempotentProducerIds;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -10,16 +12,16 @@ import java.util.function.Supplier;
  */
 public interface ProducerIdTranslator {
 
-    /** Every route is one cluster: a producer id means the same everywhere. */
+    /** Every route is one cluster: a producer id means the same everywhere (once without its route bits). */
     ProducerIdTranslator IDENTITY = new ProducerIdTranslator() {
         @Override
         public long cached(long virtualPid, int route) {
-            return virtualPid;
+            return IdempotentProducerIds.allocatedId(virtualPid);
         }
 
         @Override
         public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
-            return CompletableFuture.completedFuture(virtualPid);
+            return CompletableFuture.completedFuture(IdempotentProducerIds.allocatedId(virtualPid));
         }
     };
 

@@ -11,6 +11,7 @@ import dev.weft.routing.Router;
 import dev.weft.routing.RouterRegistry;
 import dev.weft.routing.compose.LeafRouter;
 import dev.weft.routing.api.ApiRoute;
+import dev.weft.routing.plan.IdempotentProducerIds;
 import dev.weft.routing.node.NodeIdMapping;
 import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.dag.InvalidRoutingException;
@@ -88,11 +89,13 @@ public final class VirtualClusters {
             runtime = new VirtualClusterRuntime(vc, router, reachable(graph, routers, vc.target()), nodeIds, leaves,
                     rt -> ProducerIdTranslator.IDENTITY);
         } else {
-            ClusterConfig home = config.clusters().get(distinctClusters.getFirst());
-            UpstreamCluster homeCluster = leaves.getFirst();
+            // the claims live where the router says its fleet state outlives a cluster's outage, else on the first cluster
+            String stateCluster = router.fleetStateCluster() != null ? router.fleetStateCluster() : distinctClusters.getFirst();
+            ClusterConfig home = config.clusters().get(stateCluster);
+            UpstreamCluster homeCluster = clusters.get(stateCluster);
             String homeBootstrap = String.join(",", homeCluster.bootstrap().stream()
                     .map(a -> a.getHostString() + ":" + a.getPort()).toList());
-            ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(distinctClusters, homeBootstrap,
+            ProducerIdClaims claims = new ProducerIdClaims(ProducerIdClaimsConfig.of(distinctClusters, stateCluster, homeBootstrap,
                     DiscoveryClientSecurity.of(home.tls(), home.sasl()), replicaId));
             claims.start();
             try {
@@ -128,12 +131,20 @@ public final class VirtualClusters {
     private record ClaimsTranslator(ProducerIdClaims claims, int[] claimRoute) implements ProducerIdTranslator, AutoCloseable {
         @Override
         public long cached(long virtualPid, int route) {
-            return claims.cached(virtualPid, claimRoute[route]);
+            return allocatedHere(virtualPid, route) ? IdempotentProducerIds.allocatedId(virtualPid)
+                    : claims.cached(virtualPid, claimRoute[route]);
         }
 
         @Override
         public CompletableFuture<Long> claim(long virtualPid, int route, Supplier<CompletableFuture<Long>> allocate) {
-            return claims.claim(virtualPid, claimRoute[route], allocate);
+            return allocatedHere(virtualPid, route) ? CompletableFuture.completedFuture(IdempotentProducerIds.allocatedId(virtualPid))
+                    : claims.claim(virtualPid, claimRoute[route], allocate);
+        }
+
+        /** Whether {@code route}'s cluster allocated {@code virtualPid} (a route that is not route 0: ids carry it). */
+        private boolean allocatedHere(long virtualPid, int route) {
+            int allocator = IdempotentProducerIds.allocatingRoute(virtualPid);
+            return allocator > 0 && allocator < claimRoute.length && claimRoute[allocator] == claimRoute[route];
         }
 
         @Override

@@ -32,6 +32,8 @@ public final class SwitchController implements AutoCloseable {
     private volatile CutoverOutcome last;
 
     private final SwitchStore store;
+    /** Null without {@code failover}. */
+    private final FailoverWatch failover;
 
     /**
      * @param replicaId this proxy process, named in the fleet's switch records
@@ -51,6 +53,8 @@ public final class SwitchController implements AutoCloseable {
             this.store = fleet;
         }
         LOG.info("switch '{}': at '{}', {}", name(), group.primary().routeName(group.primary().state().active()), store.describe());
+        this.failover = group.primary().settings().failover() == null ? null
+                : new FailoverWatch(this, group.primary(), clientConfigOfCluster);
         this.thread = Executors.newSingleThreadExecutor(Thread.ofPlatform().name("weft-switch-" + group.primary().name())
                 .daemon(true).factory());
     }
@@ -142,6 +146,9 @@ public final class SwitchController implements AutoCloseable {
 
     @Override
     public void close() {
+        if (failover != null) {
+            failover.close();
+        }
         thread.shutdownNow();
         store.close();
     }

@@ -96,6 +96,96 @@ public final class ExternalProcess {
         return new Result(List.copyOf(command), exit, timedOut, took, read(out), read(err));
     }
 
+    /**
+     * Starts {@code command} in the background (standard input from nothing), for a client that runs until
+     * it is told to stop: its output goes to files in {@code scratch}, readable while it runs
+     * ({@link Running#stdout()}); {@link Running#stop} ends it (SIGTERM, then the tree killed).
+     * Close the handle in a finally.
+     */
+    public static Running start(List<String> command, Path workDir, Map<String, String> env, Path scratch) {
+        int run = RUNS.incrementAndGet();
+        Path out = scratch.resolve("process-" + run + ".out");
+        Path err = scratch.resolve("process-" + run + ".err");
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(workDir.toFile())
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        builder.environment().putAll(env);
+        try {
+            return new Running(List.copyOf(command), builder.start(), System.nanoTime(), out, err);
+        } catch (IOException e) {
+            throw new AssertionError("cannot start " + command + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A child started by {@link #start}. */
+    public static final class Running implements AutoCloseable {
+        private final List<String> command;
+        private final Process process;
+        private final long startNanos;
+        private final Path out;
+        private final Path err;
+        private Result result;
+
+        private Running(List<String> command, Process process, long startNanos, Path out, Path err) {
+            this.command = command;
+            this.process = process;
+            this.startNanos = startNanos;
+            this.out = out;
+            this.err = err;
+        }
+
+        public boolean isAlive() {
+            return process.isAlive();
+        }
+
+        /** What the child wrote to its standard output so far. */
+        public String stdout() {
+            return read(out);
+        }
+
+        /** What the child wrote to its standard error so far. */
+        public String stderr() {
+            return read(err);
+        }
+
+        /**
+         * Asks the child to end (SIGTERM), waits up to {@code grace}, then kills its process tree. The
+         * result's exit code is the child's (-1 and {@code timedOut} when it had to be killed).
+         */
+        public synchronized Result stop(Duration grace) {
+            if (result != null) {
+                return result;
+            }
+            boolean killed = false;
+            int exit = -1;
+            try {
+                if (process.isAlive()) {
+                    process.destroy();
+                }
+                if (process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                    exit = process.exitValue();
+                } else {
+                    killed = true;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                killed = true;
+            } finally {
+                kill(process);
+            }
+            result = new Result(command, exit, killed, Duration.ofNanos(System.nanoTime() - startNanos), read(out), read(err));
+            return result;
+        }
+
+        /** Stops the child (5 s grace) unless {@link #stop} did already. */
+        @Override
+        public void close() {
+            stop(Duration.ofSeconds(5));
+        }
+    }
+
     private static void kill(Process process) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         if (process.isAlive()) {

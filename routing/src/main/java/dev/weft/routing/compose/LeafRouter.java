@@ -120,6 +120,29 @@ public final class LeafRouter implements Router {
         return new Level(router, router.catalog(topics), inner, leafOfRoute);
     }
 
+    /** The first router of the DAG (root first, then down its routes) that names a fleet state cluster. */
+    @Override
+    public String fleetStateCluster() {
+        java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(rootRouter));
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        while (!todo.isEmpty()) {
+            String name = todo.removeFirst();
+            if (!seen.add(name)) {
+                continue;
+            }
+            String cluster = routers.get(name).fleetStateCluster();
+            if (cluster != null) {
+                return cluster;
+            }
+            for (RouteSpec route : graph.router(name).routes()) {
+                if (route.target() instanceof RouterTarget rt) {
+                    todo.addLast(rt.router());
+                }
+            }
+        }
+        return null;
+    }
+
     /** Every router below the root may change its catalog on its own (a switch at any level). */
     @Override
     public void watch(dev.weft.routing.RouterListener listener) {

@@ -125,6 +125,11 @@ public final class RackAwareRouter implements Router {
     }
 
     @Override
+    public String fleetStateCluster() {
+        return router.fleetStateCluster();
+    }
+
+    @Override
     public boolean countsPartitions() {
         return router.countsPartitions();
     }

@@ -75,6 +75,12 @@ public final class SwitchRouter implements Router {
         return CompletableFuture.allOf(done.toArray(CompletableFuture[]::new));
     }
 
+    /** The switch records' cluster holds the producer-id claims too: it outlives every candidate. */
+    @Override
+    public String fleetStateCluster() {
+        return settings.stateCluster();
+    }
+
     @Override
     public void watch(RouterListener listener) {
         listeners.add(listener);
