@@ -59,7 +59,6 @@ class ConnectionSwitchingTest {
 
     private static final String TOPIC = "orders";
     private static final int PARTITIONS = 3;
-    private static final int NODE_IDS = 8;
     private static final Duration CHECKPOINTS = Duration.ofSeconds(1);
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(15);
 
@@ -89,29 +88,8 @@ class ConnectionSwitchingTest {
                 return admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(TOPIC);
             }
         });
-        proxy = ProxyFixture.startOnFreePorts(2 + NODE_IDS, start -> """
-                server: { eventLoops: 2 }
-                admin: { bind: "127.0.0.1:%d" }
-                clusters:
-                  east: { bootstrap: "%s" }
-                  west: { bootstrap: "%s" }
-                routers:
-                  alias:
-                    type: switch
-                    active: east
-                    routes:
-                      - { name: east, target: { cluster: east } }
-                      - { name: west, target: { cluster: west } }
-                    cutover: { catchUpTimeoutMs: %d, drainTimeoutMs: 3000 }
-                virtualClusters:
-                  main:
-                    target: { router: alias }
-                    gateways:
-                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
-                """.formatted(start + 1 + NODE_IDS, east.bootstrapServers(), west.bootstrapServers(), CATCH_UP_TIMEOUT.toMillis(),
-                start, start + 1, NODE_IDS - 1));
-        Poll.until(Duration.ofSeconds(60), "the proxy to know its clusters' brokers", () -> proxy.readiness().isReady(),
-                () -> proxy.readiness().reasons().toString());
+        proxy = SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(), "",
+                "    cutover: { catchUpTimeoutMs: %d, drainTimeoutMs: 3000 }".formatted(CATCH_UP_TIMEOUT.toMillis()));
     }
 
     @AfterAll
@@ -129,8 +107,7 @@ class ConnectionSwitchingTest {
     }
 
     private String admin() {
-        var a = proxy.adminAddress().orElseThrow();
-        return a.getHostString() + ":" + a.getPort();
+        return SwitchedProxy.admin(proxy);
     }
 
     @Test

@@ -46,7 +46,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 class FleetSwitchingTest {
 
     private static final String TOPIC = "orders";
-    private static final int NODE_IDS = 8;
 
     @KafkaClusterConfig
     static KafkaCluster east;
@@ -59,41 +58,16 @@ class FleetSwitchingTest {
 
     private final List<WeftProxy> replicas = new ArrayList<>();
 
-    private static String config(String witnessBootstrap, int start) {
-        return """
-                server: { eventLoops: 1 }
-                admin: { bind: "127.0.0.1:%d" }
-                clusters:
-                  east: { bootstrap: "%s" }
-                  west: { bootstrap: "%s" }
-                  witness: { bootstrap: "%s" }
-                routers:
-                  alias:
-                    type: switch
-                    active: east
-                    routes:
-                      - { name: east, target: { cluster: east } }
-                      - { name: west, target: { cluster: west } }
-                    state: { cluster: witness, leaseMs: 2000 }
-                    cutover: { drainTimeoutMs: 1000 }
-                virtualClusters:
-                  main:
-                    target: { router: alias }
-                    gateways:
-                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
-                """.formatted(start + 1 + NODE_IDS, east.bootstrapServers(), west.bootstrapServers(), witnessBootstrap, start,
-                start + 1, NODE_IDS - 1);
-    }
-
     @BeforeAll
     void start() {
         east.createTopic(TOPIC, 1, 1);
         west.createTopic(TOPIC, 1, 1);
         for (int i = 0; i < 2; i++) {
-            WeftProxy p = ProxyFixture.startOnFreePorts(2 + NODE_IDS, start -> config(witness.bootstrapServers(), start));
-            replicas.add(p);
-            Poll.until(Duration.ofSeconds(60), "replica " + i + " to know its clusters", () -> p.readiness().isReady(),
-                    () -> p.readiness().reasons().toString());
+            replicas.add(SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(),
+                    "  witness: { bootstrap: \"" + witness.bootstrapServers() + "\" }", """
+                        state: { cluster: witness, leaseMs: 2000 }
+                        cutover: { drainTimeoutMs: 1000 }
+                    """));
         }
     }
 
