@@ -15,9 +15,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,14 +39,6 @@ final class ForkedNode implements KafkaNode {
     private static final Logger LOG = LoggerFactory.getLogger(ForkedNode.class);
     private static final int TAIL_LINES = 60;
     private static final Duration EXIT_GRACE = Duration.ofSeconds(60);
-
-    /** Child processes alive in this JVM; the shutdown hook kills whatever is left in it. */
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(
-            () -> LIVE.forEach(Process::destroyForcibly), "weft-testkit-forked-node-reaper"));
-    }
 
     private final int nodeId;
     private final Path propertiesFile;
@@ -96,7 +86,7 @@ final class ForkedNode implements KafkaNode {
             .directory(propertiesFile.getParent().toFile())
             .redirectErrorStream(true)
             .start();
-        LIVE.add(child);
+        ChildProcesses.track(child);
         process = child;
         CompletableFuture<String> ready = new CompletableFuture<>();
         outputPump = Thread.ofPlatform()
@@ -186,22 +176,8 @@ final class ForkedNode implements KafkaNode {
         if (process == null || process.isAlive()) {
             return;
         }
-        LIVE.remove(process);
-        try {
-            process.getOutputStream().close();
-        } catch (IOException e) {
-            LOG.debug("Forked node {}: closing stdin failed", nodeId, e);
-        }
-        if (outputPump != null) {
-            try {
-                if (!outputPump.join(EXIT_GRACE)) {
-                    LOG.warn("Forked node {}: output pump did not finish", nodeId);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            outputPump = null;
-        }
+        ChildProcesses.reap(process, outputPump, EXIT_GRACE, "Forked node " + nodeId);
+        outputPump = null;
         process = null;
     }
 

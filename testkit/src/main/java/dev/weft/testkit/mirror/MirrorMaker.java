@@ -17,9 +17,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,14 +64,6 @@ public final class MirrorMaker implements AutoCloseable {
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(30);
     private static final Duration KILL_GRACE = Duration.ofSeconds(30);
 
-    /** Children alive in this JVM; the shutdown hook kills whatever is left in it. */
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(
-            () -> LIVE.forEach(Process::destroyForcibly), "weft-testkit-mm2-reaper"));
-    }
-
     private final MirrorMakerSettings settings;
     private final String tag;
     /** Last lines of the child's output; guarded by itself. */
@@ -116,7 +106,7 @@ public final class MirrorMaker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + tag, e);
         }
-        LIVE.add(process);
+        dev.weft.testkit.ChildProcesses.track(process);
         Process child = process;
         CompletableFuture<String> running = new CompletableFuture<>();
         outputPump = Thread.ofPlatform().name("weft-testkit-mm2-output").daemon()
@@ -267,22 +257,8 @@ public final class MirrorMaker implements AutoCloseable {
         if (process == null || process.isAlive()) {
             return;
         }
-        LIVE.remove(process);
-        try {
-            process.getOutputStream().close();
-        } catch (IOException e) {
-            LOG.debug("{}: closing stdin failed", tag, e);
-        }
-        if (outputPump != null) {
-            try {
-                if (!outputPump.join(KILL_GRACE)) {
-                    LOG.warn("{}: output pump did not finish", tag);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            outputPump = null;
-        }
+        dev.weft.testkit.ChildProcesses.reap(process, outputPump, KILL_GRACE, tag);
+        outputPump = null;
         LOG.info("{} stopped (exit code {})", tag, process.exitValue());
         process = null;
         deleteDirectory();
