@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.mirror.IdentityReplicationPolicy;
 import org.apache.kafka.connect.mirror.ReplicationPolicy;
 import org.slf4j.Logger;
@@ -75,19 +76,20 @@ final class Cutover {
         }
         phases.put(CutoverPhase.FENCE, since(start));
         try {
+            ReplicationCatchUp replication = force ? null
+                    : ReplicationCatchUp.between(alias(from.active()), clientConfig(from.active()), alias(to), clientConfig(to)).build();
             if (!force) {
                 Set<String> topics = aliasedTopics(from.active());
                 long t = System.nanoTime();
                 step(moving + ": waiting for MirrorMaker 2 to copy " + topics.size() + " topic(s) (at most "
                         + primary.settings().catchUpTimeout().toMillis() + " ms)");
-                ReplicationCatchUp.between(alias(from.active()), clientConfig(from.active()), alias(to), clientConfig(to)).build()
-                        .await(topics, primary.settings().catchUpTimeout());
+                replication.await(topics, primary.settings().catchUpTimeout());
                 phases.put(CutoverPhase.CATCH_UP, since(t));
             }
             long t = System.nanoTime();
-            step(moving + ": committing consumer-group offsets translated from MirrorMaker 2's checkpoints on '" + toRoute + "'");
-            GroupOffsetTranslation.Result groups = new GroupOffsetTranslation(alias(from.active()), clientConfig(to))
-                    .translate(aliasedTopics(to));
+            step(moving + ": committing consumer-group offsets on '" + toRoute + "' translated from MirrorMaker 2's checkpoints"
+                    + (force ? "" : " and offset syncs"));
+            GroupOffsetTranslation.Result groups = translateEveryGroup(replication, from.active(), to);
             phases.put(CutoverPhase.TRANSLATE, since(t));
             groups.refused().forEach((group, why) -> step(moving + ": consumer group '" + group + "' was not moved: " + why));
             int partitions = groups.committed().values().stream().mapToInt(Integer::intValue).sum();
@@ -108,6 +110,19 @@ final class Cutover {
         store.repoint(fenced, to, "switch '" + name + "' moved from '" + fromRoute + "' to '" + toRoute + "'");
         phases.put(CutoverPhase.REPOINT, since(t));
         return new CutoverOutcome(true, moving + " done in " + since(start).toMillis() + " ms (" + describe(phases) + ")", phases);
+    }
+
+    /**
+     * Commits the translated offsets on the target: MM2's checkpoints and, unless forced (the source may
+     * be unreadable), the offsets every group has committed on the source now, translated through MM2's
+     * offset syncs; the higher of the two per partition. A group MM2 has not checkpointed yet is thus
+     * moved too, rather than start over on the target from its {@code auto.offset.reset}.
+     */
+    private GroupOffsetTranslation.Result translateEveryGroup(ReplicationCatchUp replication, int from, int to)
+            throws GroupOffsetTranslation.MirrorTranslationException, InterruptedException {
+        Map<String, Map<TopicPartition, Long>> fromSyncs =
+                force ? Map.of() : new OffsetSyncTranslation(replication).translate(aliasedTopics(from));
+        return new GroupOffsetTranslation(alias(from), clientConfig(to)).translate(aliasedTopics(to), fromSyncs);
     }
 
     private void step(String line) {

@@ -84,14 +84,33 @@ public final class GroupOffsetTranslation {
      * @throws MirrorTranslationException if the checkpoints cannot be read or the target cannot be reached
      */
     public Result translate(Set<String> targetTopics) throws MirrorTranslationException, InterruptedException {
-        Map<String, Map<TopicPartition, Checkpoint>> checkpoints = newestCheckpoints(targetTopics);
+        return translate(targetTopics, Map.of());
+    }
+
+    /**
+     * Like {@link #translate(Set)}, taking for each (group, partition) the higher of the checkpoint and
+     * {@code fromSyncs} (offsets on the target Weft translated itself from the groups' current offsets on
+     * the source, {@link OffsetSyncTranslation}): both never run ahead of what the group consumed, so the
+     * higher one re-reads less. A group in {@code fromSyncs} without any checkpoint is committed too.
+     */
+    Result translate(Set<String> targetTopics, Map<String, Map<TopicPartition, Long>> fromSyncs)
+            throws MirrorTranslationException, InterruptedException {
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> candidates = new TreeMap<>();
+        newestCheckpoints(targetTopics).forEach((group, byPartition) -> byPartition.forEach((tp, checkpoint) ->
+            candidates.computeIfAbsent(group, g -> new HashMap<>()).put(tp, checkpoint.offsetAndMetadata())));
+        fromSyncs.forEach((group, byPartition) -> byPartition.forEach((tp, offset) -> {
+            if (targetTopics.contains(tp.topic())) {
+                candidates.computeIfAbsent(group, g -> new HashMap<>())
+                    .merge(tp, new OffsetAndMetadata(offset), (a, b) -> a.offset() >= b.offset() ? a : b);
+            }
+        }));
         Map<String, Object> adminConfig = new HashMap<>(targetClient);
         adminConfig.put(AdminClientConfig.CLIENT_ID_CONFIG, "weft-group-offset-translation");
         Map<String, Integer> committed = new TreeMap<>();
         Map<String, Integer> keptAhead = new TreeMap<>();
         Map<String, String> refused = new TreeMap<>();
         try (Admin admin = Admin.create(adminConfig)) {
-            for (var entry : checkpoints.entrySet()) {
+            for (var entry : candidates.entrySet()) {
                 String group = entry.getKey();
                 String busy = membersOnTarget(admin, group);
                 if (busy != null) {
@@ -102,12 +121,12 @@ public final class GroupOffsetTranslation {
                 Map<TopicPartition, OffsetAndMetadata> current = committedOnTarget(admin, group);
                 Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
                 int ahead = 0;
-                for (Checkpoint checkpoint : entry.getValue().values()) {
-                    OffsetAndMetadata existing = current.get(checkpoint.topicPartition());
-                    if (existing != null && existing.offset() >= checkpoint.downstreamOffset()) {
+                for (var candidate : entry.getValue().entrySet()) {
+                    OffsetAndMetadata existing = current.get(candidate.getKey());
+                    if (existing != null && existing.offset() >= candidate.getValue().offset()) {
                         ahead++;
                     } else {
-                        toCommit.put(checkpoint.topicPartition(), checkpoint.offsetAndMetadata());
+                        toCommit.put(candidate.getKey(), candidate.getValue());
                     }
                 }
                 keptAhead.put(group, ahead);

@@ -127,6 +127,24 @@ public final class ReplicationCatchUp {
         return syncsLocation;
     }
 
+    Map<String, Object> sourceClient() {
+        return sourceClient;
+    }
+
+    Map<String, Object> targetClient() {
+        return targetClient;
+    }
+
+    /** Client settings of the cluster holding the offset syncs. */
+    Map<String, Object> syncsClient() {
+        return syncsLocation == OffsetSyncsLocation.SOURCE ? sourceClient : targetClient;
+    }
+
+    /** The alias of the cluster holding the offset syncs, for messages. */
+    String syncsAlias() {
+        return syncsLocation == OffsetSyncsLocation.SOURCE ? sourceAlias : targetAlias;
+    }
+
     /**
      * Blocks until MM2 has copied every record the source's {@code topics} hold now, or {@code timeout}
      * passed.
@@ -142,8 +160,8 @@ public final class ReplicationCatchUp {
         String flow = sourceAlias + "->" + targetAlias;
         Map<TopicPartition, Goal> goals = goals(topics, deadline);
         Map<TopicPartition, MirrorOffsetSync> latest = new HashMap<>();
-        Map<String, Object> syncsCluster = syncsLocation == OffsetSyncsLocation.SOURCE ? sourceClient : targetClient;
-        String syncsAlias = syncsLocation == OffsetSyncsLocation.SOURCE ? sourceAlias : targetAlias;
+        Map<String, Object> syncsCluster = syncsClient();
+        String syncsAlias = syncsAlias();
         Duration pause = FIRST_PAUSE;
         try (MirrorTopicReader syncs = new MirrorTopicReader(syncsCluster, syncsAlias, syncsTopic, "weft-catch-up-syncs")) {
             while (true) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
+import dev.weft.proxy.testing.SwitchedProxy;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import dev.weft.testkit.KafkaClusterConfig;

@@ -4,28 +4,50 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.weft.proxy.gateway.GatewayBindException;
+import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.HaproxyFleetBalancer;
 import dev.weft.proxy.testing.Poll;
+import dev.weft.proxy.testing.SwitchedProxy;
+import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.proxy.testing.RawKafkaClient;
 import dev.weft.testkit.KafkaCluster;
 import dev.weft.testkit.KafkaClusterConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,11 +56,14 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two Weft replicas serving one switch agree on it through the fleet state (switch records on a third
  * cluster, "witness"): a cutover run on one is put in force by both; two cutovers begun at once on both
- * replicas cannot both run; and a replica that cannot read the state serves nothing through the switch.
+ * replicas cannot both run; two more replicas behind HAProxy (Debian's {@code haproxy}, TCP mode), one
+ * client's connections spread over both, move together when the switch is asked of one of them; and a
+ * replica that cannot read the state serves nothing through the switch.
  * The cutovers are forced (no MirrorMaker here: the replication phases have their own tests).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,24 +81,63 @@ class FleetSwitchingTest {
     @KafkaClusterConfig
     static KafkaCluster witness;
 
+    private static final String WITNESS_CLUSTER = "  witness: { bootstrap: \"%s\" }";
+    private static final String FLEET_STATE = """
+                state: { cluster: witness, leaseMs: 2000 }
+                cutover: { drainTimeoutMs: 1000 }
+            """;
+    /** The replicas behind HAProxy bind these addresses; HAProxy listens on 127.0.0.1. */
+    private static final List<String> BALANCED_HOSTS = List.of("127.0.0.2", "127.0.0.3");
+    private static final String BALANCER_HOST = "127.0.0.1";
+
+    /** Two replicas clients reach directly, and two more behind HAProxy; all four follow one switch. */
     private final List<WeftProxy> replicas = new ArrayList<>();
+    private final List<WeftProxy> balanced = new ArrayList<>();
+    private HaproxyFleetBalancer balancer;
+    private String balancerBootstrap;
 
     @BeforeAll
-    void start() {
+    void start(@TempDir Path scratch) throws Exception {
         east.createTopic(TOPIC, 1, 1);
         west.createTopic(TOPIC, 1, 1);
+        String witnessCluster = WITNESS_CLUSTER.formatted(witness.bootstrapServers());
         for (int i = 0; i < 2; i++) {
-            replicas.add(SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(),
-                    "  witness: { bootstrap: \"" + witness.bootstrapServers() + "\" }", """
-                        state: { cluster: witness, leaseMs: 2000 }
-                        cutover: { drainTimeoutMs: 1000 }
-                    """));
+            replicas.add(SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(), witnessCluster, FLEET_STATE));
         }
+        int first = -1;
+        for (int attempt = 0; attempt < 5 && balanced.isEmpty(); attempt++) {
+            first = FreePorts.randomRange(SwitchedProxy.GATEWAY_PORTS);
+            try {
+                for (String host : BALANCED_HOSTS) {
+                    balanced.add(SwitchedProxy.startReplica(east.bootstrapServers(), west.bootstrapServers(), witnessCluster,
+                            FLEET_STATE, host, BALANCER_HOST, first));
+                }
+            } catch (GatewayBindException e) {
+                balanced.forEach(WeftProxy::close); // a port taken on one address: another range
+                balanced.clear();
+            }
+        }
+        assertEquals(BALANCED_HOSTS.size(), balanced.size(), "no port range free on every address " + BALANCED_HOSTS);
+        // Round-robin on every port; the first connection to the bootstrap and to an east broker (virtual
+        // id 2b: route 0 of 2) goes to replica 0, to a west broker (2b + 1) to replica 1.
+        balancer = HaproxyFleetBalancer.start(scratch, BALANCER_HOST, first, SwitchedProxy.GATEWAY_PORTS, BALANCED_HOSTS,
+                offset -> offset == 0 ? 0 : (offset - 1) % 2);
+        balancerBootstrap = BALANCER_HOST + ":" + first;
     }
 
     @AfterAll
     void stop() {
         replicas.forEach(WeftProxy::close);
+        balanced.forEach(WeftProxy::close);
+        if (balancer != null) {
+            balancer.close();
+        }
+    }
+
+    private List<WeftProxy> everyReplica() {
+        List<WeftProxy> all = new ArrayList<>(replicas);
+        all.addAll(balanced);
+        return all;
     }
 
     private static SwitchController.Status status(WeftProxy p) {
@@ -91,7 +155,7 @@ class FleetSwitchingTest {
 
     private static long endOffset(KafkaCluster cluster) throws Exception {
         try (Admin admin = Admin.create(cluster.clientConfig())) {
-            var tp = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+            var tp = new TopicPartition(TOPIC, 0);
             return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).partitionResult(tp)
                     .get(10, TimeUnit.SECONDS).offset();
         }
@@ -139,7 +203,7 @@ class FleetSwitchingTest {
         CutoverOutcome loser = a.switched() ? b : a;
         assertTrue(loser.message().contains("did not start") && (loser.message().contains("began a cutover")
                 || loser.message().contains("is running a cutover")), loser.message());
-        for (WeftProxy p : replicas) {
+        for (WeftProxy p : everyReplica()) {
             Poll.until(Duration.ofSeconds(10), "every replica back on east", () -> status(p).activeRoute().equals("east")
                     && !status(p).fenced(), () -> status(p).toString());
         }
@@ -150,14 +214,148 @@ class FleetSwitchingTest {
      * brokers, no topics in Metadata: clients retry) rather than go on serving what may no longer be current.
      * (A replica that cannot reach it when starting does not start: its producer-id claims live there too.)
      */
+    /**
+     * An idempotent producer and a consumer group reach two replicas through HAProxy (each client's
+     * connections alternate between them); the switch is moved through one replica's admin endpoint
+     * while both carry the producer's batches. Both put the move in force: once the POST answered, no
+     * record lands on east through either, every acknowledged record is on east (before) or west (after),
+     * and the group reading west through HAProxy receives everything acknowledged after the switch.
+     * Forced, since no MirrorMaker runs here: the group reads west from its start.
+     */
     @Test
     @Order(3)
+    void twoReplicasBehindHaproxySwitchTogether() throws Exception {
+        for (WeftProxy p : balanced) {
+            assertEquals("east", status(p).activeRoute());
+        }
+        Map<String, Object> producerConfig = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, balancerBootstrap,
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+                ProducerConfig.LINGER_MS_CONFIG, 5, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000,
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        Map<String, Object> consumerConfig = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, balancerBootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG, "fleet-readers", ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        Set<String> acked = ConcurrentHashMap.newKeySet();
+        Set<String> ackedAfterSwitch = ConcurrentHashMap.newKeySet();
+        Set<String> received = ConcurrentHashMap.newKeySet();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        AtomicReference<String> consumerState = new AtomicReference<>("not polled yet");
+        AtomicBoolean running = new AtomicBoolean(true);
+        AtomicBoolean consuming = new AtomicBoolean(true);
+        AtomicBoolean switched = new AtomicBoolean(false);
+        long eastAtStart = endOffset(east);
+        ExecutorService clients = Executors.newFixedThreadPool(2);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig)) {
+            clients.submit(() -> {
+                try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig)) {
+                    consumer.subscribe(List.of(TOPIC));
+                    while (consuming.get()) {
+                        consumer.poll(Duration.ofMillis(100)).forEach(r -> received.add(r.value()));
+                        consumerState.set(consumer.assignment() + " at " + consumer.assignment().stream()
+                                .map(tp -> tp + "@" + consumer.position(tp)).toList());
+                    }
+                }
+                return null;
+            });
+            clients.submit(() -> {
+                for (int i = 0; running.get(); i++) {
+                    String value = "fleet-" + i;
+                    boolean afterSwitch = switched.get();
+                    producer.send(new ProducerRecord<>(TOPIC, value), (md, e) -> {
+                        if (e != null) {
+                            failure.compareAndSet(null, e);
+                        } else {
+                            acked.add(value);
+                            if (afterSwitch) {
+                                ackedAfterSwitch.add(value);
+                            }
+                        }
+                    });
+                    Thread.sleep(5);
+                }
+                return null;
+            });
+            Poll.until(Duration.ofSeconds(60), "200 records acknowledged through HAProxy", () -> acked.size() >= 200,
+                    () -> acked.size() + " acknowledged, failure " + failure.get());
+            double[] produceBefore = balanced.stream().mapToDouble(p -> ScrapedMetrics.of(p).clientRequests("Produce")).toArray();
+            assertTrue(produceBefore[0] > 0, "replica 0 carries produce to east: " + Arrays.toString(produceBefore));
+
+            HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://" + SwitchedProxy.admin(balanced.get(0)) + "/switches/alias?to=west&force=true"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, answer.statusCode(), answer.body());
+            assertTrue(answer.body().contains("done"), answer.body());
+            for (WeftProxy p : balanced) {
+                Poll.until(Duration.ofSeconds(10), "both replicas on west", () -> status(p).activeRoute().equals("west")
+                        && !status(p).fenced(), () -> status(p).toString());
+            }
+            long eastAfterSwitch = endOffset(east);
+            switched.set(true);
+            Poll.until(Duration.ofSeconds(60), "200 records acknowledged after the switch", () -> ackedAfterSwitch.size() >= 200,
+                    () -> ackedAfterSwitch.size() + " acknowledged after the switch, failure " + failure.get());
+            double[] produceAfter = balanced.stream().mapToDouble(p -> ScrapedMetrics.of(p).clientRequests("Produce")).toArray();
+            // The switch was asked of replica 0; replica 1 carries the producer's connection to west's broker.
+            assertTrue(produceAfter[1] > produceBefore[1],
+                    "replica 1 carries produce to west: " + Arrays.toString(produceBefore) + " -> " + Arrays.toString(produceAfter));
+            running.set(false);
+            producer.flush();
+            assertEquals(null, failure.get(), "no send failed");
+            assertEquals(eastAfterSwitch, endOffset(east), "nothing written to east once the switch answered");
+
+            Set<String> onEast = valuesOf(east, eastAtStart);
+            Set<String> onWest = valuesOf(west, 0);
+            Set<String> lost = new TreeSet<>(acked);
+            lost.removeAll(onEast);
+            lost.removeAll(onWest);
+            assertEquals(Set.of(), lost, "acknowledged records on neither cluster");
+            assertTrue(onWest.containsAll(ackedAfterSwitch), "every record acknowledged after the switch is on west");
+            Poll.until(Duration.ofSeconds(60), "the group to receive through HAProxy everything acknowledged after the switch",
+                    () -> received.containsAll(ackedAfterSwitch), () -> {
+                        Set<String> missing = new TreeSet<>(ackedAfterSwitch);
+                        missing.removeAll(received);
+                        return received.size() + " received, " + missing.size() + " missing (" + missing.stream().limit(5).toList()
+                                + "...), the consumer: " + consumerState.get() + ", west ends at " + onWest.size() + " records";
+                    });
+            System.out.printf("[fleet-switch] behind haproxy: %d acknowledged (%d on east, %d on west), %d after the switch,"
+                    + " 0 failed; the switch answered: %s%n", acked.size(), onEast.size(), onWest.size(), ackedAfterSwitch.size(),
+                    answer.body().lines().reduce((a, b) -> b).orElse(""));
+        } finally {
+            running.set(false);
+            consuming.set(false);
+            clients.shutdown();
+            assertTrue(clients.awaitTermination(30, TimeUnit.SECONDS), "the clients stopped");
+        }
+    }
+
+    /** The values of the records of {@code TOPIC}-0 on {@code cluster} from {@code from} to its end. */
+    private static Set<String> valuesOf(KafkaCluster cluster, long from) throws Exception {
+        Set<String> values = new TreeSet<>();
+        long end = endOffset(cluster);
+        TopicPartition tp = new TopicPartition(TOPIC, 0);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class))) {
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, from);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (consumer.position(tp) < end && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+            }
+        }
+        return values;
+    }
+
+    @Test
+    @Order(4)
     void replicasThatCannotReadTheStateServeNothing() throws Exception {
-        for (WeftProxy p : replicas) {
+        for (WeftProxy p : everyReplica()) {
             assertEquals(1, metadata(p).brokers().size(), "serving before the state cluster goes");
         }
         witness.stopBroker(witness.brokerIds().getFirst());
-        for (WeftProxy p : replicas) {
+        for (WeftProxy p : everyReplica()) {
             Poll.untilNoThrow(Duration.ofSeconds(20), "the replica to stop serving without its state", () -> {
                 MetadataResponseData m = metadata(p);
                 return m.brokers().isEmpty() && m.topics().isEmpty();

@@ -57,6 +57,12 @@ class GroupOffsetTranslationTest {
     private static final Set<String> consumedOnEast = new HashSet<>();
     private static Map<TopicPartition, Long> readerCommittedOnEast;
     private static Map<TopicPartition, Long> aheadCommittedOnWest;
+    private static Map<TopicPartition, Long> unseenCommittedOnEast;
+    private static Map<String, Map<TopicPartition, Long>> fromSyncs;
+    /** Group -> partitions with a checkpoint on west, as read by {@link #awaitCheckpoints}. */
+    private static final Map<String, Map<TopicPartition, Long>> checkpointed = new HashMap<>();
+    /** Group -> partition -> the newest checkpoint's offset on west. */
+    private static final Map<String, Map<TopicPartition, Long>> checkpointDownstream = new HashMap<>();
     private static GroupOffsetTranslation.Result result;
 
     @BeforeAll
@@ -67,6 +73,7 @@ class GroupOffsetTranslationTest {
             .source("east", east.bootstrapServers())
             .target("west", west.bootstrapServers())
             .topics(TOPIC + "|" + OTHER_TOPIC)
+            .groups("reader|ahead|live|audit-reader") // not "unseen": MM2 never checkpoints it
             .offsetLagMax(25)
             .build()
             .start();
@@ -81,9 +88,14 @@ class GroupOffsetTranslationTest {
             new TopicPartition(TOPIC, 0), MirrorTestRecords.endOffsets(east, TOPIC, PARTITIONS).get(new TopicPartition(TOPIC, 0)),
             new TopicPartition(OTHER_TOPIC, 0), MirrorTestRecords.endOffsets(east, OTHER_TOPIC, 1).get(new TopicPartition(OTHER_TOPIC, 0)));
         commitOnEast("audit-reader", auditReaderOnEast);
+        // "unseen" (outside MM2's groups): events-0 at its end, events-1 two thirds in.
+        Map<TopicPartition, Long> eastEnds = MirrorTestRecords.endOffsets(east, TOPIC, PARTITIONS);
+        unseenCommittedOnEast = Map.of(new TopicPartition(TOPIC, 0), eastEnds.get(new TopicPartition(TOPIC, 0)),
+            new TopicPartition(TOPIC, 1), eastEnds.get(new TopicPartition(TOPIC, 1)) * 2 / 3);
+        commitOnEast("unseen", unseenCommittedOnEast);
 
-        ReplicationCatchUp.between("east", east.clientConfig(), "west", west.clientConfig()).build()
-            .await(Set.of(TOPIC, OTHER_TOPIC), WAIT);
+        ReplicationCatchUp replication = ReplicationCatchUp.between("east", east.clientConfig(), "west", west.clientConfig()).build();
+        replication.await(Set.of(TOPIC, OTHER_TOPIC), WAIT);
         awaitCheckpoints(Map.of(
             "reader", readerCommittedOnEast,
             "ahead", aheadOnEast,
@@ -100,7 +112,8 @@ class GroupOffsetTranslationTest {
             return !liveOnWest.assignment().isEmpty();
         });
 
-        result = new GroupOffsetTranslation("east", west.clientConfig()).translate(Set.of(TOPIC));
+        fromSyncs = new OffsetSyncTranslation(replication).translate(Set.of(TOPIC));
+        result = new GroupOffsetTranslation("east", west.clientConfig()).translate(Set.of(TOPIC), fromSyncs);
         LOG.info("Translation result: {}", result);
     }
 
@@ -155,6 +168,37 @@ class GroupOffsetTranslationTest {
         assertEquals(new HashSet<>(allKeys), union, "every record read on east or on west");
         assertEquals(expectedRereads, duplicates, "records re-read on west");
         LOG.info("Group reader re-read {} of {} records on west (checkpoint lag)", duplicates, consumedOnEast.size());
+    }
+
+    /**
+     * A group MM2 never checkpointed is moved with Weft's own translation of its offsets through MM2's
+     * offset syncs: exactly at the end where it had read everything, at most one sync interval
+     * ({@code offset.lag.max} 25) behind, never ahead, where it had not.
+     */
+    @Test
+    void aGroupWithoutACheckpointIsTranslatedThroughTheOffsetSyncs() {
+        assertFalse(checkpointed.containsKey("unseen"), "MM2 checkpointed unseen: " + checkpointed);
+        assertEquals(2, result.committed().get("unseen"), result.toString());
+        Map<TopicPartition, Long> onWest = committedOn(west, "unseen");
+        TopicPartition events0 = new TopicPartition(TOPIC, 0);
+        TopicPartition events1 = new TopicPartition(TOPIC, 1);
+        assertEquals(MirrorTestRecords.endOffsets(west, TOPIC, PARTITIONS).get(events0), onWest.get(events0), "events-0 at its end");
+        long eastOffset = unseenCommittedOnEast.get(events1);
+        assertTrue(onWest.get(events1) <= eastOffset && onWest.get(events1) >= eastOffset - 25,
+            "events-1 on west " + onWest.get(events1) + ", committed on east " + eastOffset);
+    }
+
+    /** Where both exist, the higher of the checkpoint and the translation through the syncs is committed. */
+    @Test
+    void whereBothExistTheHigherOfCheckpointAndSyncTranslationIsCommitted() {
+        Map<TopicPartition, Long> reader = committedOn(west, "reader");
+        for (var entry : checkpointDownstream.get("reader").entrySet()) {
+            TopicPartition tp = entry.getKey();
+            long viaSyncs = fromSyncs.get("reader").get(tp);
+            assertTrue(viaSyncs <= readerCommittedOnEast.get(tp), tp + ": translated " + viaSyncs + " past the group's offset");
+            assertEquals(Math.max(entry.getValue(), viaSyncs), reader.get(tp),
+                tp + ": checkpoint " + entry.getValue() + ", through the syncs " + viaSyncs);
+        }
     }
 
     @Test
@@ -239,6 +283,8 @@ class GroupOffsetTranslationTest {
                         Checkpoint checkpoint = Checkpoint.deserializeRecord(record);
                         seen.computeIfAbsent(checkpoint.consumerGroupId(), g -> new HashMap<>())
                             .put(checkpoint.topicPartition(), checkpoint.upstreamOffset());
+                        checkpointDownstream.computeIfAbsent(checkpoint.consumerGroupId(), g -> new HashMap<>())
+                            .put(checkpoint.topicPartition(), checkpoint.downstreamOffset());
                     });
                 } catch (MirrorTopicReader.MirrorReadTimeoutException e) {
                     return false;
@@ -246,6 +292,7 @@ class GroupOffsetTranslationTest {
                 return expected.entrySet().stream().allMatch(e -> e.getValue().equals(seen.get(e.getKey())));
             });
         }
+        checkpointed.putAll(seen);
     }
 
     private static Map<String, Object> groupConfig(KafkaCluster cluster, String group) {

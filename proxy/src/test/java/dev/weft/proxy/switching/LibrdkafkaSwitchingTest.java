@@ -8,6 +8,7 @@ import dev.weft.proxy.conformance.ExternalProcess;
 import dev.weft.proxy.conformance.Prerequisites;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
+import dev.weft.proxy.testing.SwitchedProxy;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import dev.weft.testkit.KafkaClusterConfig;
@@ -49,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * through the proxy, at the same time, while a kafka-clients idempotent acks=all producer writes through the
  * proxy before, during and after one switch. Neither consumer is restarted. Every acknowledged record must
  * reach both; each one's duplicates are counted and must all be records it first received shortly before
- * the switch (the checkpoint window plus the cutover).
+ * the switch (the checkpoint window plus the cutover) or within {@link #AFTER_SWITCH} after it (fetched on
+ * west at the old in-memory positions before the group's rebalance moved it to the translated offsets).
  *
  * <p>Two groups on one topic and one switch: both librdkafka clients see the same cutover, and no reverse
  * MirrorMaker 2 is needed. The switch waits until MirrorMaker 2 has checkpointed both groups: the cutover
@@ -62,9 +64,10 @@ class LibrdkafkaSwitchingTest {
 
     private static final String TOPIC = "orders";
     private static final int PARTITIONS = 3;
-    private static final int NODE_IDS = 8;
     private static final Duration CHECKPOINTS = Duration.ofSeconds(1);
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(15);
+    /** After the switch ended, how long a group may still receive records it will be given again. */
+    private static final Duration AFTER_SWITCH = Duration.ofSeconds(5);
     private static final String TAG = "[librdkafka-switch] ";
     private static final String PY_GROUP = "py-billing";
     private static final String KCAT_GROUP = "kcat-billing";
@@ -105,29 +108,8 @@ class LibrdkafkaSwitchingTest {
                 return admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(TOPIC);
             }
         });
-        proxy = ProxyFixture.startOnFreePorts(2 + NODE_IDS, start -> """
-                server: { eventLoops: 2 }
-                admin: { bind: "127.0.0.1:%d" }
-                clusters:
-                  east: { bootstrap: "%s" }
-                  west: { bootstrap: "%s" }
-                routers:
-                  alias:
-                    type: switch
-                    active: east
-                    routes:
-                      - { name: east, target: { cluster: east } }
-                      - { name: west, target: { cluster: west } }
-                    cutover: { catchUpTimeoutMs: %d, drainTimeoutMs: 3000 }
-                virtualClusters:
-                  main:
-                    target: { router: alias }
-                    gateways:
-                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0-%d" } }
-                """.formatted(start + 1 + NODE_IDS, east.bootstrapServers(), west.bootstrapServers(), CATCH_UP_TIMEOUT.toMillis(),
-                start, start + 1, NODE_IDS - 1));
-        Poll.until(Duration.ofSeconds(60), "the proxy to know its clusters' brokers", () -> proxy.readiness().isReady(),
-                () -> proxy.readiness().reasons().toString());
+        proxy = SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(), "",
+                "    cutover: { catchUpTimeoutMs: %d, drainTimeoutMs: 3000 }".formatted(CATCH_UP_TIMEOUT.toMillis()));
     }
 
     @AfterAll
@@ -165,7 +147,7 @@ class LibrdkafkaSwitchingTest {
                         Prerequisites.moduleDir().resolve("src/test/python/confluent_client.py").toString(),
                         "follow", bootstrap, TOPIC, PY_GROUP, "170"), pyDir, Map.of("PYTHONUNBUFFERED", "1"), pyDir));
                 Follower kc = new Follower("kcat", ExternalProcess.start(List.of(kcat.toString(), "-b", bootstrap,
-                        "-G", KCAT_GROUP, "-u", "-f", "%s\\n",
+                        "-G", KCAT_GROUP, "-u", "-E", "-f", "%s\\n",
                         "-X", "auto.offset.reset=earliest", "-X", "enable.auto.commit=true",
                         "-X", "auto.commit.interval.ms=200", TOPIC), kcatDir, Map.of(), kcatDir));
                 KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig)) {
@@ -261,6 +243,7 @@ class LibrdkafkaSwitchingTest {
                 Duration cutover = Duration.ofNanos(switchEnded - switchStarted);
                 Duration window = CHECKPOINTS.multipliedBy(3).plus(cutover);
                 long earliestAllowed = switchStarted - window.toNanos();
+                long latestAllowed = switchEnded + AFTER_SWITCH.toNanos();
                 for (Follower f : followers) {
                     System.out.printf(TAG + "%s: %d records acknowledged (%d after the switch began), %d received, %d distinct,"
                             + " %d duplicates (%d first received before the window, %d after the switch ended); window %d ms,"
@@ -274,6 +257,11 @@ class LibrdkafkaSwitchingTest {
                     assertEquals(List.of(), f.duplicatesFirstSeenBefore(earliestAllowed),
                             f.name + ": duplicates first received before the checkpoint window (" + window.toMillis()
                                     + " ms before the switch)" + f.diagnosis());
+                    // Records fetched at the old positions right after the re-point, before the rebalance
+                    // put the group at its translated offsets, come again; nothing later may.
+                    assertEquals(List.of(), f.duplicatesFirstSeenAfter(latestAllowed),
+                            f.name + ": duplicates first received more than " + AFTER_SWITCH.toMillis()
+                                    + " ms after the switch ended" + f.diagnosis());
                 }));
             } finally {
                 producing.set(false);

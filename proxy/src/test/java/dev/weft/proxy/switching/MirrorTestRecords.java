@@ -7,6 +7,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -46,9 +47,14 @@ final class MirrorTestRecords {
         return keys;
     }
 
-    /** Sends {@code count} records in one committed transaction: the partitions end with a commit marker. */
-    static void produceInTransaction(KafkaCluster cluster, String topic, String prefix, int count) {
+    /**
+     * Sends {@code count} records in one committed transaction: the partitions end with a commit marker.
+     * Returns once every marker is written (commitTransaction returns when the coordinator logged the
+     * commit; the markers reach the partitions after it): then the last stable offset is the end offset.
+     */
+    static void produceInTransaction(KafkaCluster cluster, String topic, String prefix, int count) throws InterruptedException {
         Map<String, Object> config = new HashMap<>(cluster.producerConfig());
+        int partitions;
         config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "weft-test-" + topic);
         try (KafkaProducer<String, String> producer =
                  new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
@@ -58,16 +64,27 @@ final class MirrorTestRecords {
                 producer.send(new ProducerRecord<>(topic, prefix + "-" + i, "value"));
             }
             producer.commitTransaction();
+            partitions = producer.partitionsFor(topic).size();
         }
+        int all = partitions;
+        await(Duration.ofSeconds(30), "the commit markers of the transaction on " + topic,
+                () -> endOffsets(cluster, topic, all, IsolationLevel.READ_COMMITTED)
+                        .equals(endOffsets(cluster, topic, all, IsolationLevel.READ_UNCOMMITTED)));
     }
 
     static Map<TopicPartition, Long> endOffsets(KafkaCluster cluster, String topic, int partitions) {
+        return endOffsets(cluster, topic, partitions, IsolationLevel.READ_UNCOMMITTED);
+    }
+
+    /** The end offsets as a consumer with {@code isolation} sees them (READ_COMMITTED: the last stable offsets). */
+    static Map<TopicPartition, Long> endOffsets(KafkaCluster cluster, String topic, int partitions, IsolationLevel isolation) {
         List<TopicPartition> tps = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             tps.add(new TopicPartition(topic, p));
         }
         Map<String, Object> config = cluster.consumerConfig();
         config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(java.util.Locale.ROOT));
         try (KafkaConsumer<byte[], byte[]> consumer =
                  new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             return new HashMap<>(consumer.endOffsets(tps, Duration.ofSeconds(10)));

@@ -42,7 +42,8 @@ public record ScrapedMetrics(String text, List<Sample> samples) {
         InetSocketAddress admin = proxy.adminAddress().orElseThrow(() -> new AssertionError("the admin endpoint is off"));
         String text;
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.getPort() + "/metrics"))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + (admin.getAddress().isAnyLocalAddress() ? "127.0.0.1" : admin.getHostString())
+                    + ":" + admin.getPort() + "/metrics"))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 throw new AssertionError("/metrics answered " + r.statusCode() + ": " + r.body());

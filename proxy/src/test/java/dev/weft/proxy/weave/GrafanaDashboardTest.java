@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.switching.CutoverOutcome;
 import dev.weft.proxy.testing.Poll;
+import dev.weft.proxy.testing.SwitchedProxy;
 import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.proxy.testing.ScrapedMetrics.Sample;
 import java.nio.file.Files;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,8 +32,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The Grafana dashboard ({@code deploy/grafana/weft-dashboard.json}) queries only what a running Weft
  * serves: a branch router over two real clusters (a holding branch and a redacting one, so the writer
- * metrics exist) carries produce and fetch traffic, then every metric a panel or variable queries is on
- * {@code /metrics}, with every label the query groups or filters by. And every metric the README's
+ * metrics exist) carries produce and fetch traffic, and a switch over the same clusters is moved once;
+ * then every metric a panel or variable queries is on the two instances' {@code /metrics}, with every
+ * label the query groups or filters by. And every metric the README's
  * table documents has a panel, so the two stay in step.
  */
 class GrafanaDashboardTest {
@@ -44,6 +49,8 @@ class GrafanaDashboardTest {
     private static final List<String> HISTOGRAM_SUFFIXES = List.of("_bucket", "_sum", "_count");
 
     private static WovenClusters clusters;
+    /** A switch over the same two clusters, moved once, so that every weft_switch_* series exists. */
+    private static WeftProxy switched;
 
     @BeforeAll
     static void start() {
@@ -54,10 +61,15 @@ class GrafanaDashboardTest {
                                 + " transactional: hold",
                         "name: redacted, target: { cluster: c1 }, topics: { include: [orders] }, naming: { prefix: \"red.\" },"
                                 + " transforms: [ { redact: { value-fields: [\"$.email\"], with: mask } } ]"));
+        switched = SwitchedProxy.start(clusters.cluster(0).bootstrapServers(), clusters.cluster(1).bootstrapServers(), "",
+                "    cutover: { drainTimeoutMs: 200 }");
     }
 
     @AfterAll
     static void stop() {
+        if (switched != null) {
+            switched.close();
+        }
         if (clusters != null) {
             clusters.close();
         }
@@ -76,7 +88,13 @@ class GrafanaDashboardTest {
                 () -> ScrapedMetrics.of(clusters.proxy()).sum("weft_branch_records_total",
                         Map.of("branch", "redacted", "stage", "acked")) == records,
                 () -> ScrapedMetrics.of(clusters.proxy()).linesOf("weft_branch_records_total"));
-        ScrapedMetrics served = ScrapedMetrics.of(clusters.proxy());
+        CutoverOutcome moved = switched.switches().get("alias").switchTo("west", true, line -> { }).get(60, TimeUnit.SECONDS);
+        assertTrue(moved.switched(), moved.message());
+        ScrapedMetrics branching = ScrapedMetrics.of(clusters.proxy());
+        ScrapedMetrics switching = ScrapedMetrics.of(switched);
+        List<Sample> both = new ArrayList<>(branching.samples());
+        both.addAll(switching.samples());
+        ScrapedMetrics served = new ScrapedMetrics(branching.text() + switching.text(), both);
 
         List<String> queries = queries(new ObjectMapper().readTree(Files.readString(DASHBOARD)));
         assertTrue(queries.size() >= 20, "the dashboard's queries: " + queries);

@@ -10,6 +10,7 @@ import dev.weft.proxy.conformance.Verify;
 import dev.weft.proxy.gateway.GatewayBindException;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.HaproxyFleetBalancer;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.WeaveFixture;
 import dev.weft.testkit.KafkaCluster;

@@ -1,4 +1,4 @@
-package dev.weft.proxy.weave;
+package dev.weft.proxy.testing;
 
 import dev.weft.proxy.conformance.Prerequisites;
 import java.io.IOException;
@@ -23,7 +23,7 @@ import java.util.function.IntUnaryOperator;
  * {@code firstBackend} picks for it, the next to the next one, and so on. Runs in the foreground as a
  * child of the test JVM; {@link #close} stops it.
  */
-final class HaproxyFleetBalancer implements AutoCloseable {
+public final class HaproxyFleetBalancer implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
@@ -45,7 +45,7 @@ final class HaproxyFleetBalancer implements AutoCloseable {
      * @param firstBackend for each port's offset in the range, the index of the backend its first
      *     connection goes to
      */
-    static HaproxyFleetBalancer start(Path dir, String frontHost, int firstPort, int ports, List<String> backendHosts,
+    public static HaproxyFleetBalancer start(Path dir, String frontHost, int firstPort, int ports, List<String> backendHosts,
             IntUnaryOperator firstBackend) throws InterruptedException {
         StringBuilder cfg = new StringBuilder("""
                 global
@@ -125,7 +125,7 @@ final class HaproxyFleetBalancer implements AutoCloseable {
     }
 
     /** What haproxy printed (warnings, alerts). */
-    String output() {
+    public String output() {
         try {
             return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
         } catch (IOException e) {
@@ -133,7 +133,7 @@ final class HaproxyFleetBalancer implements AutoCloseable {
         }
     }
 
-    Path config() {
+    public Path config() {
         return config;
     }
 
