@@ -8,6 +8,10 @@
 //       prints "node ID HOST PORT" per broker of a Metadata answer, then sends every record of every
 //       INPUT.tsv (lines KEY<TAB>BASE64-VALUE) idempotently with acks=all, in file order, and prints
 //       "ack TOPIC PARTITION OFFSET KEY" per acknowledged record and "sent N" at the end.
+//   node rdkafka_client.js produce-for BOOTSTRAP TOPIC KEYPREFIX SECONDS
+//       sends KEYPREFIX-0, KEYPREFIX-1, ... (key = value) every 5 ms for SECONDS, idempotently with
+//       acks=all; prints "ack TOPIC PARTITION OFFSET KEY" or "error KEY ERROR" per record and
+//       "sent N settled N failed N" at the end; exit 0 when every record was acknowledged.
 //   node rdkafka_client.js consume-topics BOOTSTRAP TOPIC[,TOPIC...] GROUP COUNT TIMEOUT_S
 //       joins GROUP (classic protocol, subscribed to every TOPIC), prints
 //       "TOPIC<TAB>PARTITION<TAB>OFFSET<TAB>KEY<TAB>BASE64-VALUE" per record and commits synchronously
@@ -148,6 +152,57 @@ async function consume(bootstrap, topics, group, count, timeoutSeconds) {
   return 0;
 }
 
+// Sends "KEYPREFIX-i" every 5 ms for SECONDS (idempotent, acks=all), printing "ack TOPIC PARTITION OFFSET KEY"
+// per acknowledged record and "error KEY ERROR" per failed one, then flushes; exit 0 when nothing failed.
+async function produceFor(bootstrap, topic, keyPrefix, seconds) {
+  const producer = new Kafka.Producer({
+    ...common(bootstrap, 'weft-rdkafka-producer-' + keyPrefix),
+    'enable.idempotence': true,
+    'acks': 'all',
+    'linger.ms': 5,
+    'dr_cb': true,
+    'message.timeout.ms': 30000,
+    'topic.metadata.refresh.interval.ms': 5000,
+  });
+  watch(producer, 'producer');
+  let sent = 0;
+  let settled = 0;
+  let failed = 0;
+  producer.on('delivery-report', (err, report) => {
+    settled++;
+    const key = report && report.key ? report.key.toString('ascii') : '?';
+    if (err) {
+      failed++;
+      process.stdout.write(`error ${key} ${err}\n`);
+    } else {
+      process.stdout.write(`ack ${report.topic} ${report.partition} ${report.offset} ${key}\n`);
+    }
+  });
+  await connect(producer);
+  producer.setPollInterval(10);
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const key = `${keyPrefix}-${sent}`;
+    try {
+      producer.produce(topic, null, Buffer.from(key, 'ascii'), Buffer.from(key, 'ascii'));
+      sent++;
+    } catch (e) {
+      if (e.code !== Kafka.CODES.ERRORS.ERR__QUEUE_FULL) {
+        throw e;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await new Promise((resolve) => producer.flush(40000, () => resolve()));
+  const deadline = Date.now() + 10000;
+  while (settled < sent && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await disconnect(producer);
+  process.stdout.write(`sent ${sent} settled ${settled} failed ${failed}\n`);
+  return failed === 0 && settled === sent ? 0 : 2;
+}
+
 async function main(argv) {
   const version = require('@confluentinc/kafka-javascript/package.json').version;
   process.stdout.write(`librdkafka ${Kafka.librdkafkaVersion}\n`);
@@ -157,6 +212,9 @@ async function main(argv) {
   }
   if (argv.length === 3 && argv[0] === 'produce') {
     return produce(argv[1], argv[2]);
+  }
+  if (argv.length === 5 && argv[0] === 'produce-for') {
+    return produceFor(argv[1], argv[2], argv[3], Number(argv[4]));
   }
   if (argv.length === 6 && argv[0] === 'consume-topics') {
     return consume(argv[1], argv[2].split(','), argv[3], Number(argv[4]), Number(argv[5]));
