@@ -72,6 +72,7 @@ class LeaderEpochSwitchTest {
         int eastEpoch = minLeaderEpoch(east.bootstrapServers());
         assertTrue(eastEpoch > 0 && maxLeaderEpoch(west.bootstrapServers()) < eastEpoch,
                 "east's leader epochs (at least " + eastEpoch + ") above west's");
+        System.out.printf("[leader-epochs] east %s, west %s%n", epochs(east.bootstrapServers()), epochs(west.bootstrapServers()));
         proxy = SwitchedProxy.start(east.bootstrapServers(), west.bootstrapServers(), "", "    cutover: { drainTimeoutMs: 1000 }");
     }
 
