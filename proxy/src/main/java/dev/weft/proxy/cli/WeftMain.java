@@ -36,6 +36,7 @@ public final class WeftMain {
                 case "validate" -> validate(args.length > 1 ? args[1] : null, out, err);
                 case "demo" -> demo(out);
                 case "switch" -> SwitchCommand.run(args, out, err);
+                case "credentials" -> CredentialsCommand.run(args, out, err);
                 case "help", "--help", "-h" -> usage(out, 0);
                 default -> {
                     err.println("weft: unknown command '" + command + "'");
@@ -52,7 +53,8 @@ public final class WeftMain {
     }
 
     private static int usage(PrintStream out, int code) {
-        out.println("usage: weft run --config FILE | weft validate FILE | weft demo | " + SwitchCommand.USAGE);
+        out.println("usage: weft run --config FILE | weft validate FILE | weft demo | " + SwitchCommand.USAGE
+                + " | " + CredentialsCommand.USAGE);
         return code;
     }
 

@@ -243,7 +243,7 @@ public final class ConfigLoader {
             if (!v.requireObject()) {
                 continue;
             }
-            v.allowOnly(Set.of("target", "topology", "gateways", "nodes", "rack"));
+            v.allowOnly(Set.of("target", "topology", "gateways", "nodes", "rack", "authentication"));
             ConfigNode target = v.get("target");
             String cluster = null;
             String router = null;
@@ -264,13 +264,6 @@ public final class ConfigLoader {
             Topology topology = v.get("topology").choice(Topology.class, Topology.MIRRORED);
             String path = "virtualClusters." + e.getKey();
             List<dev.weft.routing.node.ProxyNode> nodes = proxyNodes(v.get("nodes"), topology, path);
-            if (topology == Topology.COLLAPSED && cluster != null && clusters.containsKey(cluster)
-                    && clusters.get(cluster).sasl() != null) {
-                v.get("topology").problem("collapsed needs the proxy's own connections to every broker of cluster '" + cluster
-                        + "', and they do not authenticate with SASL yet (clusters." + cluster + ".sasl); client SASL cannot"
-                        + " be passed through when one client connection is served by many brokers: use topology: mirrored,"
-                        + " or a TLS or plaintext listener");
-            }
             List<GatewayConfig> gateways = new ArrayList<>();
             Set<String> names = new java.util.HashSet<>();
             List<ConfigNode> gatewayNodes = v.get("gateways").elements();
@@ -298,7 +291,7 @@ public final class ConfigLoader {
                 gateways.add(gateway);
             }
             out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways),
-                    nodes, rack(v.get("rack"), serverRack)));
+                    nodes, rack(v.get("rack"), serverRack), clientAuthentication(v.get("authentication"))));
         }
         return out;
     }
@@ -402,6 +395,55 @@ public final class ConfigLoader {
             g.get("sni").problem("only for 'nodes: sni' gateways");
         }
         return new GatewayConfig(name, bind, advertised, nodes, start, ids, tls, sni);
+    }
+
+    /** {@code authentication: { sasl: { mechanisms, credentials, reauthenticateMs, failures: { max, windowMs } } }}. */
+    private static WeftConfig.ClientAuthentication clientAuthentication(ConfigNode n) {
+        if (n.isMissing() || !n.requireObject()) {
+            return null;
+        }
+        n.allowOnly(Set.of("sasl"));
+        ConfigNode sasl = n.get("sasl");
+        if (sasl.isMissing()) {
+            n.problem("needs 'sasl' (the only client authentication Weft terminates so far)");
+            return null;
+        }
+        if (!sasl.requireObject()) {
+            return null;
+        }
+        sasl.allowOnly(Set.of("mechanisms", "credentials", "reauthenticateMs", "failures"));
+        List<String> mechanisms = new ArrayList<>();
+        List<ConfigNode> listed = sasl.get("mechanisms").elements();
+        if (listed.isEmpty()) {
+            sasl.get("mechanisms").problem("is required: a list of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+        }
+        for (ConfigNode m : listed) {
+            String name = m.requiredText();
+            if (name == null) {
+                continue;
+            }
+            String upper = name.toUpperCase(java.util.Locale.ROOT);
+            if (!dev.weft.proxy.security.SaslServers.SUPPORTED.contains(upper)) {
+                m.problem("\"" + name + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+            } else if (mechanisms.contains(upper)) {
+                m.problem("\"" + name + "\" is listed twice");
+            } else {
+                mechanisms.add(upper);
+            }
+        }
+        String credentials = sasl.get("credentials").requiredText();
+        long reauthMs = sasl.get("reauthenticateMs").integer(0, 0, Integer.MAX_VALUE);
+        ConfigNode failures = sasl.get("failures");
+        int maxFailures = 5;
+        long windowMs = 60_000;
+        if (!failures.isMissing() && failures.requireObject()) {
+            failures.allowOnly(Set.of("max", "windowMs"));
+            maxFailures = failures.get("max").integer(5, 1, 1_000_000);
+            windowMs = failures.get("windowMs").integer(60_000, 1, 86_400_000);
+        }
+        return credentials == null || mechanisms.isEmpty() ? null
+                : new WeftConfig.ClientAuthentication(List.copyOf(mechanisms), java.nio.file.Path.of(credentials), reauthMs,
+                        maxFailures, windowMs);
     }
 
     private static WeftConfig.SaslCredentials sasl(ConfigNode n) {

@@ -78,13 +78,16 @@ public record WeftConfig(
     }
 
     /**
-     * Credentials for the proxy's own discovery client on a SASL listener. Clients' connections never
-     * use them: client SASL passes through end to end.
+     * The proxy's own credentials for a cluster's SASL listener ({@code clusters.NAME.sasl}): its
+     * discovery client and every broker connection Weft opens itself (woven, collapsed, switched and
+     * branch virtual clusters; {@code dev.weft.proxy.upstream.UpstreamSaslHandshake}) authenticate with
+     * them. A pass-through virtual cluster's client connections do not: their own SASL goes to the broker
+     * untouched. The password is read when a connection is made.
      */
     public record SaslCredentials(SaslMechanism mechanism, String username, Secret password) {
     }
 
-    /** SASL mechanisms the discovery client can use. */
+    /** SASL mechanisms the proxy's own connections can use. */
     public enum SaslMechanism {
         PLAIN("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule"),
         SCRAM_SHA_256("SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule"),
@@ -193,6 +196,7 @@ public record WeftConfig(
      * @param nodes the proxy nodes of a collapsed virtual cluster (empty when mirrored)
      * @param rack the zone rack-aware fetch reads in for this virtual cluster ({@code server.rack} unless
      *     it sets its own; null: none, every partition is read where the router sends it)
+     * @param authentication SASL termination at its gateways, or null: clients' SASL (if any) goes to the brokers
      */
     public record VirtualClusterConfig(
             String name,
@@ -201,11 +205,17 @@ public record WeftConfig(
             Topology topology,
             java.util.List<GatewayConfig> gateways,
             java.util.List<dev.weft.routing.node.ProxyNode> nodes,
-            String rack) {
+            String rack,
+            ClientAuthentication authentication) {
 
         public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
                 java.util.List<GatewayConfig> gateways) {
-            this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of(), null);
+            this(name, targetCluster, targetRouter, topology, gateways, java.util.List.of(), null, null);
+        }
+
+        public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
+                java.util.List<GatewayConfig> gateways, java.util.List<dev.weft.routing.node.ProxyNode> nodes, String rack) {
+            this(name, targetCluster, targetRouter, topology, gateways, nodes, rack, null);
         }
 
         /** What the virtual cluster targets, as the routing graph names it (null when the config names neither). */
@@ -213,5 +223,18 @@ public record WeftConfig(
             return targetRouter != null ? new dev.weft.routing.dag.RouterTarget(targetRouter)
                     : targetCluster != null ? new dev.weft.routing.dag.ClusterTarget(targetCluster) : null;
         }
+    }
+
+    /**
+     * SASL termination of a virtual cluster ({@code virtualClusters.NAME.authentication.sasl}).
+     *
+     * @param mechanisms enabled mechanisms (Kafka names, upper case): PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+     * @param credentials the credential file ({@code weft credentials} writes it), re-read when it changes
+     * @param sessionLifetimeMs KIP-368 re-authentication interval told to clients (0: none)
+     * @param maxFailures failed authentications per peer address within {@code failureWindowMs} before it is refused
+     * @param failureWindowMs the window of {@code maxFailures}
+     */
+    public record ClientAuthentication(java.util.List<String> mechanisms, java.nio.file.Path credentials, long sessionLifetimeMs,
+            int maxFailures, long failureWindowMs) {
     }
 }

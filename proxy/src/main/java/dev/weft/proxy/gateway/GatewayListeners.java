@@ -47,14 +47,19 @@ final class GatewayListeners {
 
     /**
      * Appends the handlers of a Kafka client session: the idle timer, framing (which also bounds the time
-     * and memory of incomplete frames, with the budget of the channel's own core), the session.
+     * and memory of incomplete frames, with the budget of the channel's own core), SASL termination when
+     * the virtual cluster authenticates its clients, the session.
      */
     static void addSession(ChannelPipeline pipeline, SessionSettings sessions, SessionTarget target) {
         long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
         pipeline.addLast(
                 new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),
                 new KafkaFrameDecoder(sessions.maxFrameBytes(), "client", true,
-                        sessions.partialFrames().limitsFor(pipeline.channel().eventLoop())),
-                target.newSession(sessions));
+                        sessions.partialFrames().limitsFor(pipeline.channel().eventLoop())));
+        ChannelHandler authenticator = target.newAuthenticator();
+        if (authenticator != null) {
+            pipeline.addLast(authenticator);
+        }
+        pipeline.addLast(target.newSession(sessions));
     }
 }

@@ -87,7 +87,7 @@ public final class WeftProxy implements AutoCloseable {
         for (ClusterConfig c : config.clusters().values()) {
             String where = "clusters." + c.name() + ".tls";
             clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
-                    c.tls() == null ? null : TlsContexts.client(c.tls(), where)));
+                    c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl()));
         }
         WeftConfig.ServerSettings server = config.server();
         EventLoopsConfig loopsConfig = EventLoopsConfig.defaults()
@@ -233,6 +233,15 @@ public final class WeftProxy implements AutoCloseable {
         registry.register(new dev.weft.proxy.admin.BranchWriterCollector(() -> {
             Map<String, dev.weft.proxy.branch.BranchWriters> all = new java.util.TreeMap<>();
             virtualClusters.forEach((name, vc) -> all.put(name, vc.branchWriters()));
+            return all;
+        }));
+        registry.register(new dev.weft.proxy.admin.SaslCollector(() -> {
+            Map<String, dev.weft.proxy.security.SaslCounters> all = new java.util.TreeMap<>();
+            virtualClusters.forEach((name, vc) -> {
+                if (vc.saslCounters() != null) {
+                    all.put(name, vc.saslCounters());
+                }
+            });
             return all;
         }));
         registry.register(new dev.weft.proxy.admin.BufferPoolCollector(BufferPolicy.sharedPooledDirect()));

@@ -821,6 +821,11 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     @Override
+    public boolean forwardsClientSasl() {
+        return runtime.forwardsClientSasl();
+    }
+
+    @Override
     public HotContext hotContext() {
         return hotContext;
     }

@@ -16,4 +16,12 @@ public interface SessionTarget {
 
     /** The handler serving one accepted client connection. */
     ChannelHandler newSession(SessionSettings settings);
+
+    /**
+     * The handler that authenticates one accepted connection before its session sees anything but
+     * ApiVersions (SASL termination), or null when the virtual cluster does not authenticate clients.
+     */
+    default ChannelHandler newAuthenticator() {
+        return null;
+    }
 }

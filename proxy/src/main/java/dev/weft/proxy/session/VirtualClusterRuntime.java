@@ -15,6 +15,8 @@ import dev.weft.proxy.rewrite.NodeEndpointForwarder;
 import dev.weft.protocol.ApiKeyTable;
 import dev.weft.proxy.rewrite.ApiVersionsClamp;
 import dev.weft.proxy.rewrite.BrokerAddressRewriter;
+import dev.weft.proxy.security.SaslTermination;
+import dev.weft.proxy.security.SaslTerminationSettings;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.proxy.upstream.UpstreamRequestCounters;
 import dev.weft.routing.api.ApiRoute;
@@ -89,6 +91,9 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final java.util.Set<String> missingPorts = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** This virtual cluster's client connections, drained when its router's state changes. */
     private final SessionRegistry clients = new SessionRegistry();
+    /** SASL termination at the gateways (set before they bind), or null; closed with the virtual cluster. */
+    private volatile SaslTerminationSettings clientAuthentication;
+    private AutoCloseable clientCredentials;
 
     /**
      * @param router the virtual cluster's router; for a nested DAG, the flattened one whose routes are the leaves
@@ -462,10 +467,40 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         routes.get(route).refresh();
     }
 
+    /**
+     * Makes every gateway connection authenticate with {@code sasl} before its session serves it; call
+     * before {@link #start}. {@code credentials} (the store's file watcher) is closed with the virtual cluster.
+     */
+    /**
+     * Whether clients' SASL goes to the brokers: the router forwards SaslHandshake and the gateways do
+     * not terminate SASL (then a client connection's own broker link must not authenticate itself).
+     */
+    boolean forwardsClientSasl() {
+        return clientAuthentication == null && apiRoute(org.apache.kafka.common.protocol.ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
+    }
+
+    /** The SASL outcomes of the virtual cluster's gateways, or null when it does not authenticate clients. */
+    public dev.weft.proxy.security.SaslCounters saslCounters() {
+        SaslTerminationSettings sasl = clientAuthentication;
+        return sasl == null ? null : sasl.counters();
+    }
+
+    void authenticateClients(SaslTerminationSettings sasl, AutoCloseable credentials) {
+        this.clientAuthentication = sasl;
+        this.clientCredentials = credentials;
+    }
+
     @Override
     public void close() {
         for (Gateway g : gateways) {
             g.close();
+        }
+        if (clientCredentials != null) {
+            try {
+                clientCredentials.close();
+            } catch (Exception e) {
+                LOG.warn("virtual cluster '{}': closing the client credentials failed: {}", config.name(), e.toString());
+            }
         }
         timer.shutdownNow();
         branchWriters.close();
@@ -491,6 +526,12 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         @Override
         public ChannelHandler newSession(SessionSettings settings) {
             return new Session(VirtualClusterRuntime.this, settings, gateway, virtualId);
+        }
+
+        @Override
+        public ChannelHandler newAuthenticator() {
+            SaslTerminationSettings sasl = clientAuthentication;
+            return sasl == null ? null : new SaslTermination(sasl, describe());
         }
 
         @Override

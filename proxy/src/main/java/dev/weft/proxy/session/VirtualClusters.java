@@ -6,14 +6,18 @@ import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.pid.ProducerIdClaims;
 import dev.weft.proxy.pid.ProducerIdClaimsConfig;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
+import dev.weft.proxy.security.CredentialFileException;
+import dev.weft.proxy.security.FailedAuthentications;
+import dev.weft.proxy.security.FileCredentialStore;
+import dev.weft.proxy.security.SaslCounters;
+import dev.weft.proxy.security.SaslServers;
+import dev.weft.proxy.security.SaslTerminationSettings;
 import dev.weft.proxy.upstream.UpstreamCluster;
 import dev.weft.routing.Router;
 import dev.weft.routing.RouterRegistry;
 import dev.weft.routing.compose.LeafRouter;
-import dev.weft.routing.api.ApiRoute;
 import dev.weft.routing.plan.IdempotentProducerIds;
 import dev.weft.routing.node.NodeIdMapping;
-import org.apache.kafka.common.protocol.ApiKeys;
 import dev.weft.routing.dag.InvalidRoutingException;
 import dev.weft.routing.dag.RouteTarget;
 import dev.weft.routing.dag.RoutingGraph;
@@ -23,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -60,19 +65,11 @@ public final class VirtualClusters {
         Router router = dev.weft.routing.rack.RackAwareRouter.over(
                 LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED), vc.rack());
         NodeIdMapping nodeIds = graph.nodeIds(vc.name());
-        boolean forwardsSasl = router.apiRoute(ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
         List<UpstreamCluster> leaves = new ArrayList<>();
         List<String> distinctClusters = new ArrayList<>();
         int[] claimRoute = new int[router.routes().size()];
         for (int leaf = 0; leaf < router.routes().size(); leaf++) {
             String cluster = router.routes().get(leaf).target().name();
-            ClusterConfig cc = config.clusters().get(cluster);
-            if (cc.sasl() != null && !forwardsSasl) {
-                throw new VirtualClusterStartException(config.source() + ": clusters." + cc.name() + ".sasl: cluster '" + cc.name()
-                        + "' is served by virtual cluster '" + vc.name() + "' through router type '" + router.type()
-                        + "', which opens its own broker connections (client SASL cannot pass through them), and those"
-                        + " do not authenticate with SASL yet; use a TLS or plaintext listener", null);
-            }
             leaves.add(clusters.get(cluster));
             if (!router.clientFacing(leaf)) {
                 claimRoute[leaf] = -1; // no producer's batches go there as they are (branch copies carry no producer id)
@@ -107,12 +104,39 @@ public final class VirtualClusters {
             }
         }
         try {
+            if (vc.authentication() != null) {
+                authenticateClients(config, vc, runtime);
+            }
             runtime.start(START_TIMEOUT, CATALOG_REFRESH);
         } catch (RuntimeException e) {
             runtime.close();
             throw e;
         }
         return runtime;
+    }
+
+    /** SASL termination at the virtual cluster's gateways, over its credential file (watched for changes). */
+    private static void authenticateClients(WeftConfig config, VirtualClusterConfig vc, VirtualClusterRuntime runtime) {
+        WeftConfig.ClientAuthentication a = vc.authentication();
+        FileCredentialStore store;
+        try {
+            store = FileCredentialStore.open(a.credentials());
+        } catch (CredentialFileException e) {
+            throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
+                    + ".authentication.sasl.credentials: " + e.getMessage(), e);
+        }
+        // PLAIN passwords are salted and hashed like SCRAM's (milliseconds each): off the event loops, on
+        // two threads of the virtual cluster's own, so a flood of attempts cannot stall any traffic
+        // (at most 1024 waiting: past that an attempt is refused rather than queued without bound)
+        java.util.concurrent.ExecutorService passwordChecks = new java.util.concurrent.ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
+                new java.util.concurrent.ArrayBlockingQueue<>(1024),
+                Thread.ofPlatform().daemon().name("weft-password-checks-" + vc.name() + "-", 0).factory());
+        runtime.authenticateClients(new SaslTerminationSettings(vc.name(), a.mechanisms(), new SaslServers(store), a.sessionLifetimeMs(),
+                new FailedAuthentications(a.maxFailures(), TimeUnit.MILLISECONDS.toNanos(a.failureWindowMs()), System::nanoTime),
+                new SaslCounters(), System::nanoTime, passwordChecks), () -> {
+                    passwordChecks.shutdownNow();
+                    store.close();
+                });
     }
 
     /** The routers a virtual cluster's target leads to, by name, down the DAG. */

@@ -8,7 +8,10 @@ import java.util.Map;
 /**
  * The kafka-clients security properties of the proxy's own discovery client: the same TLS settings as
  * its upstream connections (trust, client certificate, host name verification) and, on a SASL
- * listener, the discovery credentials from the config. Client connections never use these.
+ * listener, the cluster's credentials from the config ({@code clusters.NAME.sasl}). The broker
+ * connections Weft opens itself authenticate with the same credentials, but not through these
+ * properties ({@code dev.weft.proxy.upstream.UpstreamSaslHandshake}, which reads the password per
+ * connection); a pass-through virtual cluster's client connections forward the client's own SASL.
  */
 public final class DiscoveryClientSecurity {
 

@@ -45,6 +45,9 @@ public final class UpstreamCluster implements AutoCloseable {
     private final dev.weft.iocore.time.AtMostEvery leaderRefresh = new dev.weft.iocore.time.AtMostEvery(Duration.ofSeconds(1));
     private final Map<String, Object> clientProperties;
     private final SslContext tls;
+    private final dev.weft.proxy.config.WeftConfig.SaslCredentials sasl;
+    /** At most one WARN line every 10 s for this cluster's failed link authentications. */
+    private final dev.weft.iocore.time.AtMostEvery saslWarnings = new dev.weft.iocore.time.AtMostEvery(Duration.ofSeconds(10));
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final AtomicReference<CompletableFuture<ClusterTopology>> refreshing = new AtomicReference<>();
     private final Object adminLock = new Object();
@@ -59,6 +62,15 @@ public final class UpstreamCluster implements AutoCloseable {
      */
     public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
             SslContext tls) {
+        this(name, bootstrap, clientProperties, tls, null);
+    }
+
+    /**
+     * @param sasl the credentials every connection the proxy opens to the brokers authenticates with
+     *     ({@code clusters.NAME.sasl}), or null; the discovery client's are in {@code clientProperties}
+     */
+    public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
+            SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("cluster '" + name + "' has no bootstrap address");
         }
@@ -67,6 +79,20 @@ public final class UpstreamCluster implements AutoCloseable {
         this.topology = new TopologyHolder(name);
         this.clientProperties = Map.copyOf(clientProperties);
         this.tls = tls;
+        this.sasl = sasl;
+    }
+
+    /**
+     * The credentials the proxy's own connections to this cluster's brokers authenticate with, or null
+     * (their password is read when a connection is made, so a rotated {@code file:} secret is picked up).
+     */
+    public dev.weft.proxy.config.WeftConfig.SaslCredentials sasl() {
+        return sasl;
+    }
+
+    /** Gates the WARN lines of failed link authentications: at most one every 10 s for the cluster. */
+    dev.weft.iocore.time.AtMostEvery saslWarnings() {
+        return saslWarnings;
     }
 
     /** TLS for connections to this cluster's brokers, or null for plaintext. */

@@ -107,7 +107,14 @@ public final class UpstreamLink {
         return name;
     }
 
-    void connect(LinkSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls) {
+    /**
+     * @param sasl the cluster's credentials when the link authenticates itself before it is used
+     *     ({@link UpstreamSaslHandshake}), null when it does not (a plaintext or TLS listener, or a link
+     *     that carries its client's own SASL)
+     * @param saslWarnings lets an authentication failure be logged at WARN (per cluster)
+     */
+    void connect(LinkSettings settings, EventLoop loop, InetSocketAddress address, SslContext tls,
+            dev.weft.proxy.config.WeftConfig.SaslCredentials sasl, dev.weft.iocore.time.AtMostEvery saslWarnings) {
         this.address = address;
         int maxFrameBytes = settings.maxFrameBytes();
         settings.loops().clientBootstrap(loop, settings.buffers())
@@ -119,7 +126,12 @@ public final class UpstreamLink {
                         if (tls != null) {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.getHostString(), address.getPort()));
                         }
-                        ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes, "broker " + address, true), new Handler());
+                        ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes, "broker " + address, true));
+                        if (sasl != null) {
+                            ch.pipeline().addLast(new UpstreamSaslHandshake(name, address.getHostString() + ":" + address.getPort(),
+                                    sasl, settings.connectTimeoutMillis(), saslWarnings));
+                        }
+                        ch.pipeline().addLast(new Handler());
                     }
                 })
                 .connect(address)
@@ -285,9 +297,9 @@ public final class UpstreamLink {
                 : "connection to broker " + where() + " failed: " + (errorDetail != null ? errorDetail : closeReason);
     }
 
-    /** True once the connection was made. */
+    /** True once the connection was made (and authenticated, when the link authenticates itself). */
     boolean everConnected() {
-        return channel != null;
+        return channel != null && failure.isEmpty();
     }
 
     /** True when the broker ended a working connection (it closed the socket). */
@@ -295,7 +307,7 @@ public final class UpstreamLink {
         return byBroker;
     }
 
-    /** True when the link could not be made at all (no address, or the connect failed). */
+    /** True when the link could not be made at all (no address, the connect or its SASL authentication failed). */
     public boolean neverConnected() {
         return !failure.isEmpty();
     }
@@ -406,6 +418,10 @@ public final class UpstreamLink {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             byBroker = false;
+            if (cause instanceof UpstreamSaslHandshake.UpstreamSaslException && failure.isEmpty()) {
+                // connected but not usable: counts as not reached (backoff, the session's log and metrics)
+                failure = "cannot authenticate to broker " + where() + ": " + cause.getMessage();
+            }
             errorDetail = cause.getMessage() != null ? cause.getMessage() : cause.toString();
             fail(Errors.NETWORK_EXCEPTION, "connection to " + name + " failed: " + cause.getMessage());
         }

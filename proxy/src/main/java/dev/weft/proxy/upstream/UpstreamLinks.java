@@ -1,5 +1,6 @@
 package dev.weft.proxy.upstream;
 
+import dev.weft.proxy.config.WeftConfig;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -32,6 +33,14 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
 
         /** The cluster behind {@code route}. */
         UpstreamCluster cluster(int route);
+
+        /**
+         * Whether the client's own SaslHandshake and SaslAuthenticate go to the broker over the bound link
+         * ({@link UpstreamLinks#bound()}: a router that forwards them, on a virtual cluster that does not
+         * terminate SASL itself): that link then does not authenticate itself; every other link to a
+         * cluster with {@code sasl} credentials does ({@link UpstreamSaslHandshake}).
+         */
+        boolean forwardsClientSasl();
 
         /**
          * A link ended while the client connection is open (failed, or closed by its broker).
@@ -74,6 +83,7 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
     private UpstreamLink boundAny;
     /** Links that said they are not writable and have not said otherwise since (reads pause while any is). */
     private int unwritable;
+    /** Whether the client's SASL passes through the bound link (null: not asked yet). */
 
     /**
      * @param requests where the links count their requests
@@ -98,7 +108,7 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
     /** Opens the link to the connection's own broker, real broker {@code realNodeId} of its own route. */
     public void openOwn(int realNodeId) {
         ownNodeId = realNodeId;
-        own = open(ownRoute, realNodeId);
+        own = open(ownRoute, realNodeId, false, true);
     }
 
     /** The link to the connection's own broker, or null on a bootstrap connection. */
@@ -116,7 +126,7 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
             return own;
         }
         if (boundAny == null || boundAny.isClosed()) {
-            boundAny = openLink(0, ANY, "cluster '" + client.cluster(0).name() + "' (bootstrap)");
+            boundAny = openLink(0, ANY, "cluster '" + client.cluster(0).name() + "' (bootstrap)", true);
         }
         return boundAny;
     }
@@ -165,47 +175,47 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
             if (l != null && backoff != null && backoff[0] - System.nanoTime() > 0) {
                 return l; // failed a moment ago: what is sent fails at once (retriable), no connect storm
             }
-            l = open(route, nodeId, side);
+            l = open(route, nodeId, side, false);
         }
         return l;
     }
 
-    private UpstreamLink open(int route, int nodeId) {
-        return open(route, nodeId, false);
-    }
-
-    private UpstreamLink open(int route, int nodeId, boolean side) {
+    /** @param bound whether it is the link the connection is bound to ({@link #bound()}) */
+    private UpstreamLink open(int route, int nodeId, boolean side, boolean bound) {
         UpstreamCluster cluster = client.cluster(route);
         UpstreamLink link = openLink(route, nodeId, "cluster '" + cluster.name() + "' "
-                + (nodeId == ANY ? "(any broker)" : "broker " + nodeId) + (side ? " (branch copies)" : ""));
+                + (nodeId == ANY ? "(any broker)" : "broker " + nodeId) + (side ? " (branch copies)" : ""), bound);
         link.side = side;
         byKey.put(key(route, nodeId) | (side ? SIDE : 0), link);
         return link;
     }
 
-    private UpstreamLink openLink(int route, int nodeId, String name) {
+    private UpstreamLink openLink(int route, int nodeId, String name, boolean bound) {
         UpstreamCluster cluster = client.cluster(route);
         UpstreamLink link = new UpstreamLink(route, name, this, requests
                 .forBroker(route, nodeId == ANY ? UpstreamRequestCounters.ANY_BROKER : Integer.toString(nodeId)));
+        // the proxy's own connections authenticate with the cluster's credentials; a bound link of a
+        // router that forwards SASL carries the client's own SaslHandshake/SaslAuthenticate instead
+        WeftConfig.SaslCredentials sasl = bound && client.forwardsClientSasl() ? null : cluster.sasl();
         if (nodeId == ANY) {
-            connect(link, cluster, cluster.anyBroker());
+            connect(link, cluster, cluster.anyBroker(), sasl);
         } else {
             cluster.resolveBroker(nodeId, (address, error) -> client.eventLoop().execute(() -> {
                 if (error != null) {
                     link.failUnresolved(error.getMessage());
                 } else {
-                    connect(link, cluster, address);
+                    connect(link, cluster, address, sasl);
                 }
             }));
         }
         return link;
     }
 
-    private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address) {
+    private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address, WeftConfig.SaslCredentials sasl) {
         if (link.isClosed() && !link.draining()) {
             return; // the session closed and nothing is left to send
         }
-        link.connect(settings, client.eventLoop(), address, cluster.tls());
+        link.connect(settings, client.eventLoop(), address, cluster.tls(), sasl, cluster.saslWarnings());
     }
 
     /** Flushes every link (after a batch of sends). */

@@ -1,5 +1,6 @@
 package dev.weft.proxy.config;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,12 +87,12 @@ class CollapsedConfigTest {
         assertHas(p, "c.yaml: virtualClusters.main.gateways[0].brokerPorts: a collapsed virtual cluster's brokers are its 'nodes'");
     }
 
+    /** The proxy's own connections to every broker authenticate with the cluster's credentials (issue 15). */
     @Test
-    void saslPassThroughCannotSpanBrokersAndIsRefusedWithTheReason() {
-        List<String> p = problems(config(", sasl: { mechanism: PLAIN, username: u, password: p }", NODES,
-                "{ name: n0, bind: \"0.0.0.0:9092\" }"));
-        assertHas(p, "c.yaml: virtualClusters.main.topology: collapsed needs the proxy's own connections to every broker");
-        assertTrue(p.stream().anyMatch(m -> m.contains("client SASL cannot be passed through")), p.toString());
+    void aCollapsedVirtualClusterOverASaslClusterIsAccepted() {
+        WeftConfig c = assertDoesNotThrow(() -> ConfigLoader.parse(config(", sasl: { mechanism: PLAIN, username: u, password: p }",
+                NODES, "{ name: n0, bind: \"0.0.0.0:9092\" }"), "c.yaml"));
+        assertEquals("u", c.clusters().values().iterator().next().sasl().username());
     }
 
     @Test

@@ -72,12 +72,19 @@ public final class ProxyFixture {
      */
     public static WeftProxy startInFrontOf(String bootstrapServers, int firstNodeId, int lastNodeId,
             String extraServerSettings) throws ConfigException {
+        return startInFrontOf(bootstrapServers, firstNodeId, lastNodeId, extraServerSettings, java.util.function.UnaryOperator.identity());
+    }
+
+    /** Like {@link #startInFrontOf(String, int, int, String)}, the config edited by {@code edit} first. */
+    public static WeftProxy startInFrontOf(String bootstrapServers, int firstNodeId, int lastNodeId,
+            String extraServerSettings, java.util.function.UnaryOperator<String> edit) throws ConfigException {
         int first = firstNodeId;
         int last = lastNodeId;
         RuntimeException lastFailure = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int start = FreePorts.randomRange(2 + last - first);
-            String yaml = singleClusterConfig("bind: \"127.0.0.1:0\"", bootstrapServers, 2, extraServerSettings, start, first, last);
+            String yaml = edit.apply(singleClusterConfig("bind: \"127.0.0.1:0\"", bootstrapServers, 2, extraServerSettings, start,
+                    first, last));
             try {
                 return WeftProxy.start(ConfigLoader.parse(yaml, "test config"));
             } catch (RuntimeException e) {

@@ -64,6 +64,8 @@ public final class VirtualClusterFixture implements AutoCloseable {
     private final KafkaCluster primary;
     private final String primaryBootstrap;
     private final String serverSettings;
+    private final String virtualClusterSettings;
+    private final Map<String, Object> clientSettings;
     private final UnaryOperator<KafkaCluster.Builder> sideSettings;
     private final Map<VirtualClusterKind, WeftProxy> proxies = new EnumMap<>(VirtualClusterKind.class);
     private KafkaCluster side;
@@ -81,6 +83,8 @@ public final class VirtualClusterFixture implements AutoCloseable {
         this.primary = b.primary;
         this.primaryBootstrap = b.primaryBootstrap != null ? b.primaryBootstrap : b.primary.bootstrapServers();
         this.serverSettings = b.serverSettings;
+        this.virtualClusterSettings = b.virtualClusterSettings;
+        this.clientSettings = b.clientSettings;
         this.sideSettings = b.sideSettings;
     }
 
@@ -94,6 +98,8 @@ public final class VirtualClusterFixture implements AutoCloseable {
         private final KafkaCluster primary;
         private String primaryBootstrap;
         private String serverSettings = "";
+        private String virtualClusterSettings = "";
+        private Map<String, Object> clientSettings = Map.of();
         private UnaryOperator<KafkaCluster.Builder> sideSettings = UnaryOperator.identity();
 
         private Builder(KafkaCluster primary) {
@@ -109,6 +115,21 @@ public final class VirtualClusterFixture implements AutoCloseable {
         /** More {@code server:} entries with a leading comma, e.g. {@code ", maxFrameBytes: 1MiB"}. */
         public Builder serverSettings(String extra) {
             this.serverSettings = extra;
+            return this;
+        }
+
+        /**
+         * More keys of virtual cluster "main" in every kind's config, as YAML lines indented by four
+         * spaces (e.g. {@code "    authentication: { sasl: { ... } }\n"}).
+         */
+        public Builder virtualClusterSettings(String lines) {
+            this.virtualClusterSettings = lines;
+            return this;
+        }
+
+        /** Settings of the fixture's own clients of the proxies (SASL, when the virtual cluster authenticates clients). */
+        public Builder clientSettings(Map<String, Object> settings) {
+            this.clientSettings = Map.copyOf(settings);
             return this;
         }
 
@@ -276,7 +297,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
 
     /** Asks {@code kind}'s proxy for {@code topic} (as a client's Metadata) until every partition has a leader. */
     public void awaitVisible(VirtualClusterKind kind, String topic) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(kind)))) {
+        try (Admin admin = Admin.create(clientConfig(kind))) {
             Poll.untilNoThrow(Duration.ofSeconds(30), topic + " with leaders through the " + kind + " proxy",
                     () -> admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic)
                             .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
@@ -340,7 +361,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
      * (asked through the proxy, as a client would): a broker port, or the proxy node serving it.
      */
     public InetSocketAddress leaderAddress(VirtualClusterKind kind, String topic, int partition) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(kind)))) {
+        try (Admin admin = Admin.create(clientConfig(kind))) {
             Node leader = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
                     .partitions().get(partition).leader();
             return new InetSocketAddress(leader.host(), leader.port());
@@ -379,7 +400,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         int first = primary.brokerIds().stream().mapToInt(Integer::intValue).min().orElseThrow();
         int last = primary.brokerIds().stream().mapToInt(Integer::intValue).max().orElseThrow() + 2; // room to scale
         try {
-            return ProxyFixture.startInFrontOf(bootstrapServers, first, last, serverSettings);
+            return ProxyFixture.startInFrontOf(bootstrapServers, first, last, serverSettings, this::withVirtualClusterSettings);
         } catch (ConfigException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -433,7 +454,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
             }
         }
         do {
-            String config = partitionWeave(primaryBootstrap, wovenPortStart, wovenAdminPort);
+            String config = withVirtualClusterSettings(partitionWeave(primaryBootstrap, wovenPortStart, wovenAdminPort));
             WeftProxy p;
             try {
                 p = WeftProxy.start(ConfigLoader.parse(config, "virtual cluster fixture config"));
@@ -516,8 +537,20 @@ public final class VirtualClusterFixture implements AutoCloseable {
     }
 
     /** Starts the config {@code yaml} builds from a first free port of {@code ports}; retries when one was taken meanwhile. */
-    private static WeftProxy withFreePorts(int ports, java.util.function.IntFunction<String> yaml) {
-        return ProxyFixture.startOnFreePorts(ports, yaml);
+    private WeftProxy withFreePorts(int ports, java.util.function.IntFunction<String> yaml) {
+        return ProxyFixture.startOnFreePorts(ports, start -> withVirtualClusterSettings(yaml.apply(start)));
+    }
+
+    /** What the fixture's own clients of {@code kind}'s proxy connect with. */
+    private Map<String, Object> clientConfig(VirtualClusterKind kind) {
+        Map<String, Object> config = new java.util.HashMap<>(clientSettings);
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(kind));
+        return config;
+    }
+
+    /** {@code yaml} with the builder's extra keys of virtual cluster "main". */
+    private String withVirtualClusterSettings(String yaml) {
+        return virtualClusterSettings.isEmpty() ? yaml : yaml.replace("\n  main:\n", "\n  main:\n" + virtualClusterSettings);
     }
 
     static InetSocketAddress address(String hostPort) {

@@ -1,0 +1,24 @@
+package dev.weft.proxy.security;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+
+/**
+ * Who a client connection authenticated as at a terminating gateway ({@code User:alice}, Kafka's form),
+ * kept on the channel for what routes or audits by principal. Absent on connections that do not
+ * authenticate at the proxy.
+ */
+public record ClientPrincipal(String user, String mechanism) {
+
+    static final AttributeKey<ClientPrincipal> KEY = AttributeKey.valueOf("weft.client.principal");
+
+    /** The connection's principal, or null. */
+    public static ClientPrincipal of(Channel channel) {
+        return channel.attr(KEY).get();
+    }
+
+    @Override
+    public String toString() {
+        return "User:" + user;
+    }
+}

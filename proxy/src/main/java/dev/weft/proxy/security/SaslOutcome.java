@@ -1,0 +1,29 @@
+package dev.weft.proxy.security;
+
+/** How one SASL authentication (or re-authentication) at a terminating gateway ended: the metric's {@code outcome}. */
+public enum SaslOutcome {
+    /** The client proved who it is. */
+    SUCCESS("success"),
+    /** Wrong password, unknown user, or a SCRAM proof that does not verify. */
+    BAD_CREDENTIALS("bad_credentials"),
+    /** A handshake for a mechanism the virtual cluster does not enable. */
+    UNSUPPORTED_MECHANISM("unsupported_mechanism"),
+    /** A request out of order: SaslAuthenticate before the handshake, any other request before authenticating. */
+    ILLEGAL_STATE("illegal_state"),
+    /** Refused without checking: too many failed attempts from the peer's address. */
+    RATE_LIMITED("rate_limited"),
+    /** The session outlived its lifetime ({@code reauthenticateMs}) without re-authenticating. */
+    EXPIRED("expired"),
+    /** A re-authentication as another principal than the connection's. */
+    PRINCIPAL_CHANGED("principal_changed");
+
+    private final String label;
+
+    SaslOutcome(String label) {
+        this.label = label;
+    }
+
+    public String label() {
+        return label;
+    }
+}
