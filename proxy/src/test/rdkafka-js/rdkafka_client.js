@@ -17,6 +17,7 @@
 //       "TOPIC<TAB>PARTITION<TAB>OFFSET<TAB>KEY<TAB>BASE64-VALUE" per record and commits synchronously (a failed commit is logged and the next one carries the offsets)
 //       after each batch, until COUNT records arrived (exit 0) or TIMEOUT_S passed (exit 3).
 // Every line starting "librdkafka " on stdout is the version; errors and librdkafka events go to stderr.
+// With WEFT_SASL_MECHANISM, WEFT_SASL_USERNAME and WEFT_SASL_PASSWORD set, every client authenticates with SASL.
 'use strict';
 
 const fs = require('fs');
@@ -27,13 +28,21 @@ function log(line) {
 }
 
 function common(bootstrap, clientId) {
-  return {
+  const config = {
     'bootstrap.servers': bootstrap,
     'client.id': clientId,
     'socket.timeout.ms': 30000,
     // a broker that closes the connection is logged, not retried silently forever
     'reconnect.backoff.max.ms': 2000,
   };
+  // SASL from the environment (never on the command line): WEFT_SASL_MECHANISM, _USERNAME, _PASSWORD
+  if (process.env.WEFT_SASL_MECHANISM) {
+    config['security.protocol'] = 'sasl_plaintext';
+    config['sasl.mechanisms'] = process.env.WEFT_SASL_MECHANISM;
+    config['sasl.username'] = process.env.WEFT_SASL_USERNAME;
+    config['sasl.password'] = process.env.WEFT_SASL_PASSWORD;
+  }
+  return config;
 }
 
 function connect(client) {
