@@ -218,7 +218,7 @@ final class BranchCopies implements UpstreamLink.Exchange {
             VisibleTopic topic = CatalogHotPlanner.visibleTopic(skim, skim.partitionTopic(i), host.hotContext().catalog(), plan);
             BatchContext context = new BatchContext(host.virtualClusterName(), topic == null ? "" : topic.virtualName(),
                     skim.partitionIndex(i), merged.baseOffset(i), recordCount(skim.buffer(), from, from + length), clientId,
-                    null, now);
+                    host.principal(), now);
             String target = new String(plan.copyKey(c), java.nio.charset.StandardCharsets.UTF_8);
             if (lane.offer(new BranchBatch(skim.buffer().retainedSlice(from, length), context, target,
                     plan.copyUpstreamPartition(c), heldFor))) {

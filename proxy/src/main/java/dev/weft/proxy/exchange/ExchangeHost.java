@@ -33,6 +33,9 @@ public interface ExchangeHost {
     /** True once the connection is closed: what arrives then is released, not answered. */
     boolean isClosed();
 
+    /** Who the client authenticated as at the gateway ({@code User:alice}), or null when the proxy did not authenticate it. */
+    String principal();
+
     // --- the request order
 
     /** Finishes request {@code slot} with its response frame (<em>takes ownership</em>; null: none is due). */

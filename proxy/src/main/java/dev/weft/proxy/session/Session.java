@@ -821,6 +821,12 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     @Override
+    public String principal() {
+        dev.weft.proxy.security.ClientPrincipal p = client == null ? null : dev.weft.proxy.security.ClientPrincipal.of(client);
+        return p == null ? null : p.toString();
+    }
+
+    @Override
     public boolean forwardsClientSasl() {
         return runtime.forwardsClientSasl();
     }
