@@ -397,7 +397,10 @@ public final class ConfigLoader {
         return new GatewayConfig(name, bind, advertised, nodes, start, ids, tls, sni);
     }
 
-    /** {@code authentication: { sasl: { mechanisms, credentials, reauthenticateMs, failures: { max, windowMs } } }}. */
+    /**
+     * {@code authentication: { sasl: { mechanisms, credentials, reauthenticateMs, failures: { max, windowMs },
+     * oauthbearer: { jwks, issuer, audience, subClaim, clockSkewMs, jwksRefreshMs, trustCertificates } } }}.
+     */
     private static WeftConfig.ClientAuthentication clientAuthentication(ConfigNode n) {
         if (n.isMissing() || !n.requireObject()) {
             return null;
@@ -411,11 +414,11 @@ public final class ConfigLoader {
         if (!sasl.requireObject()) {
             return null;
         }
-        sasl.allowOnly(Set.of("mechanisms", "credentials", "reauthenticateMs", "failures"));
+        sasl.allowOnly(Set.of("mechanisms", "credentials", "reauthenticateMs", "failures", "oauthbearer"));
         List<String> mechanisms = new ArrayList<>();
         List<ConfigNode> listed = sasl.get("mechanisms").elements();
         if (listed.isEmpty()) {
-            sasl.get("mechanisms").problem("is required: a list of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+            sasl.get("mechanisms").problem("is required: a list of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER");
         }
         for (ConfigNode m : listed) {
             String name = m.requiredText();
@@ -424,14 +427,16 @@ public final class ConfigLoader {
             }
             String upper = name.toUpperCase(java.util.Locale.ROOT);
             if (!dev.weft.proxy.security.SaslServers.SUPPORTED.contains(upper)) {
-                m.problem("\"" + name + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+                m.problem("\"" + name + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER");
             } else if (mechanisms.contains(upper)) {
                 m.problem("\"" + name + "\" is listed twice");
             } else {
                 mechanisms.add(upper);
             }
         }
-        String credentials = sasl.get("credentials").requiredText();
+        boolean oauth = mechanisms.contains("OAUTHBEARER");
+        boolean onlyOauth = oauth && mechanisms.size() == 1;
+        String credentials = onlyOauth ? sasl.get("credentials").text(null) : sasl.get("credentials").requiredText();
         long reauthMs = sasl.get("reauthenticateMs").integer(0, 0, Integer.MAX_VALUE);
         ConfigNode failures = sasl.get("failures");
         int maxFailures = 5;
@@ -441,9 +446,84 @@ public final class ConfigLoader {
             maxFailures = failures.get("max").integer(5, 1, 1_000_000);
             windowMs = failures.get("windowMs").integer(60_000, 1, 86_400_000);
         }
-        return credentials == null || mechanisms.isEmpty() ? null
-                : new WeftConfig.ClientAuthentication(List.copyOf(mechanisms), java.nio.file.Path.of(credentials), reauthMs,
-                        maxFailures, windowMs);
+        ConfigNode o = sasl.get("oauthbearer");
+        WeftConfig.OAuthBearer oauthBearer = null;
+        if (oauth && o.isMissing()) {
+            o.problem("is required with OAUTHBEARER in 'mechanisms': { jwks, issuer, audience }");
+        } else if (!oauth && !o.isMissing()) {
+            o.problem("only with OAUTHBEARER in 'mechanisms'");
+        } else if (oauth) {
+            oauthBearer = oauthBearer(o);
+        }
+        return (credentials == null && !onlyOauth) || mechanisms.isEmpty() || (oauth && oauthBearer == null) ? null
+                : new WeftConfig.ClientAuthentication(List.copyOf(mechanisms), credentials == null ? null : java.nio.file.Path.of(credentials),
+                        reauthMs, maxFailures, windowMs, oauthBearer);
+    }
+
+    /** {@code oauthbearer: { jwks, issuer, audience, subClaim, clockSkewMs, jwksRefreshMs, trustCertificates }}. */
+    private static WeftConfig.OAuthBearer oauthBearer(ConfigNode o) {
+        if (!o.requireObject()) {
+            return null;
+        }
+        o.allowOnly(Set.of("jwks", "issuer", "audience", "subClaim", "clockSkewMs", "jwksRefreshMs", "trustCertificates"));
+        String jwks = o.get("jwks").requiredText();
+        if (jwks != null) {
+            String lower = jwks.toLowerCase(java.util.Locale.ROOT);
+            if (!(lower.startsWith("https://") || lower.startsWith("file:"))) {
+                o.get("jwks").problem("\"" + jwks + "\" is neither an https:// URL nor a file: URL");
+                jwks = null;
+            } else {
+                try {
+                    java.net.URI uri = new java.net.URI(jwks);
+                    if (lower.startsWith("https://") && (uri.getHost() == null || uri.getHost().isEmpty())) {
+                        o.get("jwks").problem("\"" + jwks + "\" names no host");
+                        jwks = null;
+                    } else if (lower.startsWith("file:") && (uri.getPath() == null || !uri.getPath().startsWith("/"))) {
+                        o.get("jwks").problem("\"" + jwks + "\" is not an absolute file: URL (file:/path/jwks.json)");
+                        jwks = null;
+                    }
+                } catch (java.net.URISyntaxException e) {
+                    o.get("jwks").problem("\"" + jwks + "\" is not a URL: " + e.getReason());
+                    jwks = null;
+                }
+            }
+        }
+        String issuer = o.get("issuer").requiredText();
+        ConfigNode aud = o.get("audience");
+        List<String> audience = new ArrayList<>();
+        if (aud.isMissing()) {
+            aud.problem("is required: the audience (\"aud\") tokens for this virtual cluster carry, or a list of them");
+        } else if (aud.json().isArray()) {
+            for (ConfigNode a : aud.elements()) {
+                String text = a.requiredText();
+                if (text != null && !text.isBlank()) {
+                    audience.add(text);
+                }
+            }
+            if (audience.isEmpty()) {
+                aud.problem("lists no audience");
+            }
+        } else {
+            String text = aud.text(null);
+            if (text != null && !text.isBlank()) {
+                audience.add(text);
+            } else {
+                aud.problem("is empty");
+            }
+        }
+        String subClaim = o.get("subClaim").text("sub");
+        int skewMs = o.get("clockSkewMs").integer(30_000, 0, 3_600_000);
+        int refreshMs = o.get("jwksRefreshMs").integer(3_600_000, 1_000, Integer.MAX_VALUE);
+        String trust = o.get("trustCertificates").text(null);
+        if (trust != null && jwks != null && !jwks.toLowerCase(java.util.Locale.ROOT).startsWith("https://")) {
+            o.get("trustCertificates").problem("only for an https:// 'jwks'");
+        }
+        if (!o.get("jwksRefreshMs").isMissing() && jwks != null && !jwks.toLowerCase(java.util.Locale.ROOT).startsWith("https://")) {
+            o.get("jwksRefreshMs").problem("only for an https:// 'jwks' (a file: JWKS is re-read when it changes)");
+        }
+        return jwks == null || issuer == null || audience.isEmpty() ? null
+                : new WeftConfig.OAuthBearer(jwks, issuer, audience, subClaim, (int) ((skewMs + 999L) / 1000), refreshMs,
+                        trust == null ? null : java.nio.file.Path.of(trust));
     }
 
     private static WeftConfig.SaslCredentials sasl(ConfigNode n) {

@@ -228,13 +228,41 @@ public record WeftConfig(
     /**
      * SASL termination of a virtual cluster ({@code virtualClusters.NAME.authentication.sasl}).
      *
-     * @param mechanisms enabled mechanisms (Kafka names, upper case): PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
-     * @param credentials the credential file ({@code weft credentials} writes it), re-read when it changes
+     * @param mechanisms enabled mechanisms (Kafka names, upper case): PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER
+     * @param credentials the credential file ({@code weft credentials} writes it), re-read when it changes; null
+     *     when OAUTHBEARER is the only mechanism
      * @param sessionLifetimeMs KIP-368 re-authentication interval told to clients (0: none)
      * @param maxFailures failed authentications per peer address within {@code failureWindowMs} before it is refused
      * @param failureWindowMs the window of {@code maxFailures}
+     * @param oauthBearer how OAUTHBEARER tokens are validated; present exactly when OAUTHBEARER is enabled
      */
     public record ClientAuthentication(java.util.List<String> mechanisms, java.nio.file.Path credentials, long sessionLifetimeMs,
-            int maxFailures, long failureWindowMs) {
+            int maxFailures, long failureWindowMs, OAuthBearer oauthBearer) {
+
+        public ClientAuthentication(java.util.List<String> mechanisms, java.nio.file.Path credentials, long sessionLifetimeMs,
+                int maxFailures, long failureWindowMs) {
+            this(mechanisms, credentials, sessionLifetimeMs, maxFailures, failureWindowMs, null);
+        }
+    }
+
+    /**
+     * OAUTHBEARER token validation ({@code authentication.sasl.oauthbearer}): kafka-clients' own JWT
+     * validator (KIP-768) checks each token's signature against the JWKS, its issuer, audience and expiry.
+     *
+     * @param jwks the JWKS: an {@code https://} URL (fetched at start, refreshed every {@code jwksRefreshMs}
+     *     and when a token names an unknown key id) or a {@code file:} URL (re-read when it changes)
+     * @param issuer the {@code iss} every token must carry
+     * @param audience accepted {@code aud} values: a token must name one of them
+     * @param subClaim the claim naming the principal
+     * @param clockSkewSeconds tolerated clock difference with the issuer, for {@code exp}, {@code iat}, {@code nbf}
+     * @param jwksRefreshMs how often an https JWKS is fetched again
+     * @param trustCertificates PEM CA certificates the https JWKS server is verified against (null: the JDK's trust store)
+     */
+    public record OAuthBearer(String jwks, String issuer, java.util.List<String> audience, String subClaim, int clockSkewSeconds,
+            long jwksRefreshMs, java.nio.file.Path trustCertificates) {
+
+        public OAuthBearer {
+            audience = java.util.List.copyOf(audience);
+        }
     }
 }

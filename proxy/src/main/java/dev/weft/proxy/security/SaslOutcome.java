@@ -15,7 +15,17 @@ public enum SaslOutcome {
     /** The session outlived its lifetime ({@code reauthenticateMs}) without re-authenticating. */
     EXPIRED("expired"),
     /** A re-authentication as another principal than the connection's. */
-    PRINCIPAL_CHANGED("principal_changed");
+    PRINCIPAL_CHANGED("principal_changed"),
+    /** OAUTHBEARER: the token's {@code exp} has passed (beyond the clock skew). */
+    TOKEN_EXPIRED("token_expired"),
+    /** OAUTHBEARER: the token's {@code iss} is not the configured issuer. */
+    TOKEN_WRONG_ISSUER("token_wrong_issuer"),
+    /** OAUTHBEARER: the token's {@code aud} names none of the configured audiences. */
+    TOKEN_WRONG_AUDIENCE("token_wrong_audience"),
+    /** OAUTHBEARER: the signature does not verify, or no key of the JWKS matches the token's. */
+    TOKEN_BAD_SIGNATURE("token_bad_signature"),
+    /** OAUTHBEARER: any other reason the token is refused (malformed, a claim missing, not yet valid). */
+    TOKEN_INVALID("token_invalid");
 
     private final String label;
 

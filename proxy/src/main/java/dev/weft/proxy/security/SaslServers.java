@@ -15,24 +15,44 @@ import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 
 /**
- * The SASL servers a terminating gateway runs, one per authentication: kafka-clients' own PLAIN and
- * SCRAM servers (the broker's code, so clients see exactly the broker's messages and state machine),
- * with callbacks answered from Weft's {@link CredentialStore}.
+ * The SASL servers a terminating gateway runs, one per authentication: kafka-clients' own PLAIN,
+ * SCRAM and OAUTHBEARER servers (the broker's code, so clients see exactly the broker's messages and
+ * state machine), with PLAIN and SCRAM callbacks answered from Weft's {@link CredentialStore} and
+ * OAUTHBEARER tokens checked by kafka-clients' JWT validator ({@link OAuthBearerValidation}).
  */
 public final class SaslServers {
 
     /** The mechanisms a gateway can terminate, by their Kafka names. */
-    public static final Set<String> SUPPORTED = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    public static final Set<String> SUPPORTED = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
 
     private final CredentialStore credentials;
+    private final OAuthBearerValidation oauthBearer;
 
     public SaslServers(CredentialStore credentials) {
+        this(credentials, null);
+    }
+
+    /**
+     * @param credentials for PLAIN and SCRAM (null when neither is enabled)
+     * @param oauthBearer for OAUTHBEARER (null when it is not enabled); closed by its owner, not here
+     */
+    public SaslServers(CredentialStore credentials, OAuthBearerValidation oauthBearer) {
         this.credentials = credentials;
+        this.oauthBearer = oauthBearer;
     }
 
     /** A fresh server for one authentication with {@code mechanism} (one of {@link #SUPPORTED}). */
     SaslServer newServer(String mechanism) {
         String m = mechanism.toUpperCase(Locale.ROOT);
+        if (m.equals("OAUTHBEARER")) {
+            if (oauthBearer == null) {
+                throw new IllegalArgumentException("OAUTHBEARER is not configured here");
+            }
+            return oauthBearer.newServer();
+        }
+        if (credentials == null) {
+            throw new IllegalArgumentException(m + " needs a credential store, and none is configured");
+        }
         if (m.equals("PLAIN")) {
             return new PlainSaslServer(callbacks -> {
                 String user = null;

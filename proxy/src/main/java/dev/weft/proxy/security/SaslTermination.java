@@ -29,11 +29,12 @@ import org.slf4j.LoggerFactory;
  * SASL termination on one client connection, between the framing and the session: the proxy, not a
  * broker, checks who the client is. Before that only ApiVersions reaches the session (a client asks
  * it first to learn the SASL versions); SaslHandshake and SaslAuthenticate are answered here with
- * kafka-clients' own PLAIN and SCRAM servers ({@link SaslServers}); anything else before authenticating
+ * kafka-clients' own PLAIN, SCRAM and OAUTHBEARER servers ({@link SaslServers}); anything else before authenticating
  * gets ILLEGAL_SASL_STATE and the connection is closed, so nothing unauthenticated is ever forwarded.
  * After it, frames pass through untouched, except a re-authentication (KIP-368: SaslHandshake and
  * SaslAuthenticate again, same principal and mechanism), answered here too; a connection used after its
- * session lifetime without re-authenticating is closed.
+ * session lifetime without re-authenticating is closed. For OAUTHBEARER that lifetime is at most the
+ * token's remaining one, as a broker gives it.
  *
  * <p>Every failure is answered the way the client's library expects (UNSUPPORTED_SASL_MECHANISM,
  * SASL_AUTHENTICATION_FAILED, ILLEGAL_SASL_STATE), logged once naming the peer, the user it claimed and
@@ -52,6 +53,8 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
     private static final short SASL_HANDSHAKE = ApiKeys.SASL_HANDSHAKE.id;
     private static final short SASL_AUTHENTICATE = ApiKeys.SASL_AUTHENTICATE.id;
     private static final short API_VERSIONS = ApiKeys.API_VERSIONS.id;
+    /** kafka-clients' {@code SaslInternalConfigs.CREDENTIAL_LIFETIME_MS_SASL_NEGOTIATED_PROPERTY_KEY}. */
+    static final String CREDENTIAL_LIFETIME_MS = "CREDENTIAL.LIFETIME.MS";
 
     private enum State {
         /** Nothing yet, or only ApiVersions. */
@@ -73,6 +76,8 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
     private SaslServer server;
     private ClientPrincipal principal;
     private long expiresAtNanos;
+    /** The session lifetime told to the client at its last authentication (0: none). */
+    private long lifetimeToldMs;
     /** A PLAIN password is being checked off the event loop; the client sends nothing meanwhile. */
     private boolean verifying;
 
@@ -124,7 +129,7 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
             if (expiresAtNanos != 0 && settings.clock().getAsLong() - expiresAtNanos > 0) {
                 frame.release();
                 close(ctx, SaslOutcome.EXPIRED, "the authentication of " + principal + " expired (sessionLifetimeMs "
-                        + settings.sessionLifetimeMs() + ") without a re-authentication");
+                        + lifetimeToldMs + ") without a re-authentication");
                 return;
             }
             ctx.fireChannelRead(frame);
@@ -255,7 +260,10 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
             disposeServer();
             answer.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setErrorMessage(
                     "Authentication failed during authentication due to invalid credentials with SASL mechanism " + mechanism);
-            respondAndClose(ctx, correlationId, version, answer, SaslOutcome.BAD_CREDENTIALS, result.failure().getMessage());
+            // OAUTHBEARER: why kafka-clients' validator refused the token (expired, issuer, audience, signature)
+            SaslOutcome outcome = result.failure() instanceof OAuthBearerValidation.TokenRefused refused ? refused.outcome()
+                    : SaslOutcome.BAD_CREDENTIALS;
+            respondAndClose(ctx, correlationId, version, answer, outcome, result.failure().getMessage());
             return;
         }
         byte[] challenge = result.challenge();
@@ -265,6 +273,7 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
             return;
         }
         String user = server.getAuthorizationID();
+        Long credentialExpiresAtMs = credentialExpiry(server);
         disposeServer();
         if (reauthenticating && !user.equals(principal.user())) {
             answer.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setAuthBytes(new byte[0])
@@ -275,7 +284,8 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
         }
         principal = new ClientPrincipal(user, mechanism);
         ctx.channel().attr(ClientPrincipal.KEY).set(principal);
-        long lifetimeMs = settings.sessionLifetimeMs();
+        long lifetimeMs = sessionLifetimeMs(credentialExpiresAtMs);
+        lifetimeToldMs = lifetimeMs;
         expiresAtNanos = lifetimeMs > 0 ? settings.clock().getAsLong() + TimeUnit.MILLISECONDS.toNanos(lifetimeMs) : 0;
         if (lifetimeMs > 0 && expiresAtNanos == 0) {
             expiresAtNanos = 1; // 0 means "never"
@@ -289,6 +299,30 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
             answer.setSessionLifetimeMs(lifetimeMs);
         }
         respond(ctx, correlationId, version, answer.setErrorCode(Errors.NONE.code()));
+    }
+
+    /**
+     * KIP-368 as a broker computes it: {@code reauthenticateMs}, or, for a credential that expires (an
+     * OAUTHBEARER token's {@code exp}), the smaller of that and the credential's remaining lifetime; 0
+     * for none. A token already past its {@code exp} (accepted within the clock skew) gets 1 ms: the
+     * client re-authenticates at once, or its next request closes the connection.
+     */
+    private long sessionLifetimeMs(Long credentialExpiresAtMs) {
+        long configured = settings.sessionLifetimeMs();
+        if (credentialExpiresAtMs == null) {
+            return configured;
+        }
+        long remaining = Math.max(1, credentialExpiresAtMs - System.currentTimeMillis()); // exp is wall time
+        return configured > 0 ? Math.min(configured, remaining) : remaining;
+    }
+
+    /** The negotiated {@code CREDENTIAL.LIFETIME.MS} (kafka-clients' OAUTHBEARER server: the token's exp, epoch ms), or null. */
+    private static Long credentialExpiry(SaslServer server) {
+        try {
+            return server.getNegotiatedProperty(CREDENTIAL_LIFETIME_MS) instanceof Long ms ? ms : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Any request but ApiVersions before authenticating: its own error answer with ILLEGAL_SASL_STATE, then the close. */

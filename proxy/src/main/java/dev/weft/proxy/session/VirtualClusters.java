@@ -9,6 +9,7 @@ import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.security.CredentialFileException;
 import dev.weft.proxy.security.FailedAuthentications;
 import dev.weft.proxy.security.FileCredentialStore;
+import dev.weft.proxy.security.OAuthBearerValidation;
 import dev.weft.proxy.security.SaslCounters;
 import dev.weft.proxy.security.SaslServers;
 import dev.weft.proxy.security.SaslTerminationSettings;
@@ -115,15 +116,32 @@ public final class VirtualClusters {
         return runtime;
     }
 
-    /** SASL termination at the virtual cluster's gateways, over its credential file (watched for changes). */
+    /**
+     * SASL termination at the virtual cluster's gateways, over its credential file (watched for changes)
+     * and, with OAUTHBEARER, kafka-clients' JWT validator over its JWKS (one per virtual cluster).
+     */
     private static void authenticateClients(WeftConfig config, VirtualClusterConfig vc, VirtualClusterRuntime runtime) {
         WeftConfig.ClientAuthentication a = vc.authentication();
-        FileCredentialStore store;
-        try {
-            store = FileCredentialStore.open(a.credentials());
-        } catch (CredentialFileException e) {
-            throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
-                    + ".authentication.sasl.credentials: " + e.getMessage(), e);
+        FileCredentialStore store = null;
+        if (a.credentials() != null) {
+            try {
+                store = FileCredentialStore.open(a.credentials());
+            } catch (CredentialFileException e) {
+                throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
+                        + ".authentication.sasl.credentials: " + e.getMessage(), e);
+            }
+        }
+        OAuthBearerValidation oauthBearer = null;
+        if (a.oauthBearer() != null) {
+            try {
+                oauthBearer = OAuthBearerValidation.open(a.oauthBearer());
+            } catch (RuntimeException e) {
+                if (store != null) {
+                    store.close();
+                }
+                throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
+                        + ".authentication.sasl.oauthbearer: " + e.getMessage(), e);
+            }
         }
         // PLAIN passwords are salted and hashed like SCRAM's (milliseconds each): off the event loops, on
         // two threads of the virtual cluster's own, so a flood of attempts cannot stall any traffic
@@ -131,11 +149,19 @@ public final class VirtualClusters {
         java.util.concurrent.ExecutorService passwordChecks = new java.util.concurrent.ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS,
                 new java.util.concurrent.ArrayBlockingQueue<>(1024),
                 Thread.ofPlatform().daemon().name("weft-password-checks-" + vc.name() + "-", 0).factory());
-        runtime.authenticateClients(new SaslTerminationSettings(vc.name(), a.mechanisms(), new SaslServers(store), a.sessionLifetimeMs(),
+        FileCredentialStore credentials = store;
+        OAuthBearerValidation tokens = oauthBearer;
+        runtime.authenticateClients(new SaslTerminationSettings(vc.name(), a.mechanisms(), new SaslServers(store, oauthBearer),
+                a.sessionLifetimeMs(),
                 new FailedAuthentications(a.maxFailures(), TimeUnit.MILLISECONDS.toNanos(a.failureWindowMs()), System::nanoTime),
                 new SaslCounters(), System::nanoTime, passwordChecks), () -> {
                     passwordChecks.shutdownNow();
-                    store.close();
+                    if (credentials != null) {
+                        credentials.close();
+                    }
+                    if (tokens != null) {
+                        tokens.close();
+                    }
                 });
     }
 
