@@ -105,14 +105,14 @@ class LeaderEpochSwitchTest {
                 project.resolve("rdkafka_client.js").toString(), "consume-topics", ProxyFixture.bootstrap(proxy), TOPIC, "rd-readers",
                 "1000000000", "75"), project, Map.of(), Files.createDirectories(scratch.resolve("consumer")));
                 ExternalProcess.Running producer = ExternalProcess.start(List.of(Prerequisites.node().toString(),
-                project.resolve("rdkafka_client.js").toString(), "produce-for", ProxyFixture.bootstrap(proxy), TOPIC, "epoch", "20"),
+                project.resolve("rdkafka_client.js").toString(), "produce-for", ProxyFixture.bootstrap(proxy), TOPIC, "epoch", "12"),
                 project, Map.of(), Files.createDirectories(scratch.resolve("producer")))) {
             Poll.until(Duration.ofSeconds(60), "100 records acknowledged on east and both groups reading them",
                     () -> acks(producer.stdout()).size() >= 100 && javaReceived.size() >= 50 && rdKeys(rdConsumer.stdout()).size() >= 50,
                     () -> producer.stderr() + rdConsumer.stderr());
             CutoverOutcome outcome = proxy.switches().get("alias").switchTo("west", true, line -> { }).get(60, TimeUnit.SECONDS);
             assertTrue(outcome.switched(), outcome.message());
-            Poll.until(Duration.ofSeconds(90), "the producer to end its 20 s and flush", () -> !producer.isAlive(), producer::stderr);
+            Poll.until(Duration.ofSeconds(90), "the producer to end its 12 s and flush", () -> !producer.isAlive(), producer::stderr);
             ExternalProcess.Result result = producer.stop(Duration.ofSeconds(5));
             Set<String> acked = acks(producer.stdout());
             Set<String> onWest = keys(west);
