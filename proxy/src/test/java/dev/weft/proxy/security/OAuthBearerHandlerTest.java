@@ -6,16 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.protocol.cold.ColdCodec;
 import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.config.WeftConfig;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -55,7 +50,7 @@ class OAuthBearerHandlerTest {
 
     private final AtomicLong clock = new AtomicLong(5_000_000_000L);
     private final SaslCounters counters = new SaslCounters();
-    private int correlationId;
+    private final SaslWire wire = new SaslWire();
 
     @BeforeAll
     static void start() throws IOException {
@@ -81,29 +76,15 @@ class OAuthBearerHandlerTest {
         SaslTerminationSettings settings = new SaslTerminationSettings("main", List.of("OAUTHBEARER"), new SaslServers(null, validation),
                 reauthenticateMs, new FailedAuthentications(100, TimeUnit.SECONDS.toNanos(30), clock::get), counters, clock::get,
                 Runnable::run);
-        return new EmbeddedChannel(new SaslTermination(settings, "bootstrap of 'main'")) {
-            @Override
-            protected SocketAddress remoteAddress0() {
-                return new InetSocketAddress("192.0.2.9", 40000);
-            }
-        };
+        return SaslWire.channel(settings, "192.0.2.9");
     }
 
     private ByteBuf request(ApiMessage body, short version) {
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(body.apiKey()).setRequestApiVersion(version)
-                .setCorrelationId(++correlationId).setClientId("test");
-        return ColdCodec.writeRequest(ByteBufAllocator.DEFAULT, header, body);
+        return wire.request(body, version);
     }
 
-    private ApiMessage answer(EmbeddedChannel ch, short apiKey, short version) {
-        ByteBuf frame = ch.readOutbound();
-        try {
-            int headerBytes = 4 + 4 + (dev.weft.protocol.ApiKeyTable.responseHeaderVersion(apiKey, version) >= 1 ? 1 : 0);
-            ByteBuf body = frame.slice(frame.readerIndex() + headerBytes, frame.readableBytes() - headerBytes);
-            return ColdCodec.readResponseBody(apiKey, version, body);
-        } finally {
-            frame.release();
-        }
+    private static ApiMessage answer(EmbeddedChannel ch, short apiKey, short version) {
+        return SaslWire.answer(ch, apiKey, version);
     }
 
     private void handshake(EmbeddedChannel ch) {

@@ -5,12 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.protocol.cold.ColdCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +16,6 @@ import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.RequestHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -45,7 +40,7 @@ class SaslTerminationHandlerTest {
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private final SaslCounters counters = new SaslCounters();
     private final FailedAuthentications failures = new FailedAuthentications(2, TimeUnit.SECONDS.toNanos(30), clock::get);
-    private int correlationId;
+    private final SaslWire wire = new SaslWire();
 
     /** Passwords: alice "alice-secret", bob "bob-secret"; SCRAM-SHA-512 credentials derived with kafka-clients' formatter. */
     private static final CredentialStore STORE = new CredentialStore() {
@@ -84,31 +79,15 @@ class SaslTerminationHandlerTest {
     private EmbeddedChannel channel() {
         SaslTerminationSettings settings = new SaslTerminationSettings("main", List.of("SCRAM-SHA-512", "PLAIN"), new SaslServers(STORE),
                 LIFETIME_MS, failures, counters, clock::get, Runnable::run);
-        // an address, so the failure limit has a peer to count
-        return new EmbeddedChannel(new SaslTermination(settings, "bootstrap of 'main'")) {
-            @Override
-            protected SocketAddress remoteAddress0() {
-                return new InetSocketAddress("192.0.2.7", 40000);
-            }
-        };
+        return SaslWire.channel(settings, "192.0.2.7"); // an address, so the failure limit has a peer to count
     }
 
     private ByteBuf request(ApiMessage body, short version) {
-        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(body.apiKey()).setRequestApiVersion(version)
-                .setCorrelationId(++correlationId).setClientId("test");
-        return ColdCodec.writeRequest(ByteBufAllocator.DEFAULT, header, body);
+        return wire.request(body, version);
     }
 
-    private ApiMessage answer(EmbeddedChannel ch, short apiKey, short version) {
-        ByteBuf frame = ch.readOutbound();
-        try {
-            // size prefix (4), correlation id (4), then a tagged-field byte for flexible versions
-            int headerBytes = 4 + 4 + (dev.weft.protocol.ApiKeyTable.responseHeaderVersion(apiKey, version) >= 1 ? 1 : 0);
-            ByteBuf body = frame.slice(frame.readerIndex() + headerBytes, frame.readableBytes() - headerBytes);
-            return ColdCodec.readResponseBody(apiKey, version, body);
-        } finally {
-            frame.release();
-        }
+    private static ApiMessage answer(EmbeddedChannel ch, short apiKey, short version) {
+        return SaslWire.answer(ch, apiKey, version);
     }
 
     private SaslAuthenticateResponseData plain(EmbeddedChannel ch, String user, String password) {
