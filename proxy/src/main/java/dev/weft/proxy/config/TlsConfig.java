@@ -11,8 +11,22 @@ import java.nio.file.Path;
  *     the brokers' CAs (null = the JDK's default trust store)
  * @param clientAuth gateway only: whether clients must present a certificate
  * @param verifyHostname upstream only: check the broker's certificate matches its host name
+ * @param principalMappingRules gateway with client certificates ({@code clientAuth} optional or required)
+ *     only: how a certificate's subject becomes the connection's principal, in the syntax of Kafka's
+ *     {@code ssl.principal.mapping.rules} ({@code DEFAULT}: the subject itself); null where no client
+ *     certificates are asked for
  */
-public record TlsConfig(KeyMaterial identity, TrustMaterial trust, ClientAuth clientAuth, boolean verifyHostname) {
+public record TlsConfig(KeyMaterial identity, TrustMaterial trust, ClientAuth clientAuth, boolean verifyHostname,
+        String principalMappingRules) {
+
+    /** Kafka's default mapping: the certificate's subject, RFC 2253, as the principal's name. */
+    public static final String DEFAULT_PRINCIPAL_MAPPING_RULES = "DEFAULT";
+
+    /** Settings with the default principal mapping where client certificates are asked for. */
+    public TlsConfig(KeyMaterial identity, TrustMaterial trust, ClientAuth clientAuth, boolean verifyHostname) {
+        this(identity, trust, clientAuth, verifyHostname, clientAuth == null || clientAuth == ClientAuth.NONE ? null
+                : DEFAULT_PRINCIPAL_MAPPING_RULES);
+    }
 
     /** Whether a gateway asks clients for certificates. */
     public enum ClientAuth {

@@ -6,6 +6,7 @@ import dev.weft.proxy.config.TlsConfig.TrustMaterial;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import org.apache.kafka.common.security.ssl.SslPrincipalMapper;
 
 /**
  * Reads a {@code tls:} map of a gateway or a cluster:
@@ -20,6 +21,8 @@ import java.util.Set;
  *   trustStore: /etc/weft/trust.p12         # ... or a PKCS12 trust store
  *   trustStorePassword: env:WEFT_TRUST
  *   clientAuth: none | optional | required  # gateway only
+ *   principalMappingRules: DEFAULT          # gateway with clientAuth optional|required only (Kafka's
+ *                                           #   ssl.principal.mapping.rules syntax)
  *   verifyHostname: true                    # cluster only
  * </pre>
  * Files must exist when the config is read, so a typo fails at start, not at the first handshake.
@@ -36,7 +39,7 @@ final class TlsSettingsReader {
         if (n.isMissing()) {
             return null;
         }
-        n.allowOnly(union(KEYS, "clientAuth"));
+        n.allowOnly(union(union(KEYS, "clientAuth"), "principalMappingRules"));
         KeyMaterial identity = identity(n);
         if (identity == null) {
             n.problem("a TLS gateway needs its certificate: 'certificate' and 'key' (PEM) or 'keyStore' (PKCS12)");
@@ -46,7 +49,37 @@ final class TlsSettingsReader {
         if (auth != ClientAuth.NONE && trust == null) {
             n.get("clientAuth").problem("'" + ConfigNames.of(auth) + "' needs 'trustCertificates' or 'trustStore' to verify client certificates");
         }
-        return new TlsConfig(identity, trust, auth, false);
+        return new TlsConfig(identity, trust, auth, false, principalMappingRules(n.get("principalMappingRules"), auth));
+    }
+
+    /**
+     * The rules, checked by kafka-clients' own parser (the one a broker's {@code ssl.principal.mapping.rules}
+     * goes through), so a rule the proxy accepts means what it means to Kafka.
+     */
+    private static String principalMappingRules(ConfigNode n, ClientAuth auth) {
+        String rules = n.text(null);
+        if (rules == null) {
+            return auth == ClientAuth.NONE ? null : TlsConfig.DEFAULT_PRINCIPAL_MAPPING_RULES;
+        }
+        if (auth == ClientAuth.NONE) {
+            n.problem("needs 'clientAuth: optional' or 'clientAuth: required': without client certificates there is no subject to map");
+            return null;
+        }
+        if (rules.isBlank()) {
+            n.problem("is empty: give rules in the syntax of Kafka's ssl.principal.mapping.rules, or DEFAULT");
+            return null;
+        }
+        try {
+            SslPrincipalMapper.fromRules(rules);
+        } catch (RuntimeException e) {
+            n.problem("is not a valid Kafka ssl.principal.mapping.rules value: " + oneLine(e.getMessage()));
+            return null;
+        }
+        return rules;
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "?" : message.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip();
     }
 
     static TlsConfig upstream(ConfigNode n) {

@@ -3,17 +3,20 @@ package dev.weft.proxy.gateway;
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.proxy.config.WeftConfig.GatewayConfig;
+import dev.weft.proxy.security.TlsClientPrincipal;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import dev.weft.proxy.tls.TlsContexts;
 import dev.weft.routing.node.CollapsedNodes;
 import dev.weft.routing.node.ProxyNode;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +35,7 @@ public final class CollapsedGateway implements Gateway {
     private final String configPath;
     private final CollapsedNodes nodes;
     private final SslContext tls;
+    private final Supplier<ChannelHandler> certificatePrincipals; // null: no client certificates asked for
     private Channel listener;
 
     public CollapsedGateway(String virtualCluster, GatewayConfig config, String configPath, CollapsedNodes nodes) {
@@ -40,18 +44,24 @@ public final class CollapsedGateway implements Gateway {
         this.configPath = configPath;
         this.nodes = nodes;
         this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
+        this.certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(),
+                "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'");
     }
 
     @Override
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions,
             SessionTarget bootstrapTarget, IntFunction<SessionTarget> brokerTarget) {
         SslContext tls = this.tls;
+        Supplier<ChannelHandler> certificatePrincipals = this.certificatePrincipals;
         listener = GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), config.bind().port()),
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                            if (certificatePrincipals != null) {
+                                ch.pipeline().addLast(certificatePrincipals.get());
+                            }
                         }
                         GatewayListeners.addSession(ch.pipeline(), sessions, bootstrapTarget);
                     }

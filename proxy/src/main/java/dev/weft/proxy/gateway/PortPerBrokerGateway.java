@@ -3,10 +3,12 @@ package dev.weft.proxy.gateway;
 import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.proxy.config.WeftConfig.GatewayConfig;
+import dev.weft.proxy.security.TlsClientPrincipal;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import dev.weft.proxy.tls.TlsContexts;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
@@ -14,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +33,7 @@ public final class PortPerBrokerGateway implements Gateway {
     private final GatewayConfig config;
     private final String configPath;
     private final SslContext tls;
+    private final Supplier<ChannelHandler> certificatePrincipals; // null: no client certificates asked for
     private final List<Channel> listeners = new ArrayList<>();
 
     /**
@@ -42,6 +46,8 @@ public final class PortPerBrokerGateway implements Gateway {
         this.config = config;
         this.configPath = configPath;
         this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
+        this.certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(),
+                "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'");
     }
 
     @Override
@@ -66,12 +72,16 @@ public final class PortPerBrokerGateway implements Gateway {
     private void bindOne(EventLoops loops, BufferPolicy buffers, SessionSettings sessions, int port,
             SessionTarget target, String purpose, String path) {
         SslContext tls = this.tls;
+        Supplier<ChannelHandler> certificatePrincipals = this.certificatePrincipals;
         listeners.add(GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), port),
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         if (tls != null) {
                             ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                            if (certificatePrincipals != null) {
+                                ch.pipeline().addLast(certificatePrincipals.get());
+                            }
                         }
                         GatewayListeners.addSession(ch.pipeline(), sessions, target);
                     }

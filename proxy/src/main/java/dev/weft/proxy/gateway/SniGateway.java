@@ -4,10 +4,12 @@ import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.proxy.config.WeftConfig.GatewayConfig;
 import dev.weft.proxy.config.WeftConfig.SniNames;
+import dev.weft.proxy.security.TlsClientPrincipal;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import dev.weft.proxy.tls.TlsContexts;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SniHandler;
@@ -15,6 +17,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.util.DomainWildcardMappingBuilder;
 import java.net.InetSocketAddress;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,12 +52,16 @@ public final class SniGateway implements Gateway {
         // Every name gets the same certificate; the name only routes.
         var certificates = new DomainWildcardMappingBuilder<>(tls).build();
         String describe = "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'";
+        Supplier<ChannelHandler> certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(), describe);
         listener = GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), config.bind().port()),
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new SniHandler(certificates),
-                                new SniRouter(names, sessions, bootstrapTarget, brokerTarget, describe));
+                        ch.pipeline().addLast(new SniHandler(certificates)); // replaced by the SslHandler for the name
+                        if (certificatePrincipals != null) {
+                            ch.pipeline().addLast(certificatePrincipals.get());
+                        }
+                        ch.pipeline().addLast(new SniRouter(names, sessions, bootstrapTarget, brokerTarget, describe));
                     }
                 }, describe, configPath + ".bind");
         LOG.info("virtual cluster '{}', gateway '{}': TLS with SNI on {}:{} (bootstrap {}, brokers {})",

@@ -5,8 +5,9 @@ import io.netty.util.AttributeKey;
 
 /**
  * Who a client connection authenticated as at a terminating gateway ({@code User:alice}, Kafka's form),
- * kept on the channel for what routes or audits by principal. Absent on connections that do not
- * authenticate at the proxy.
+ * kept on the channel for what routes or audits by principal: set by SASL termination, or from a client
+ * certificate ({@link TlsClientPrincipal}, mechanism {@code SSL}; a later SASL login replaces it). Absent
+ * on connections that do not authenticate at the proxy.
  */
 public record ClientPrincipal(String user, String mechanism) {
 
