@@ -12,6 +12,11 @@
 //   node kafkajs_client.js produce-with-headers BOOTSTRAP TOPIC INPUT.tsv NAME=VALUE[,NAME=VALUE...]
 //       sends every record of INPUT.tsv (as for produce) with these headers on each, idempotently with
 //       acks=all, in order, and prints "sent N" (dev.weft.proxy.weave.BranchRealClientsTest).
+// With WEFT_SASL_MECHANISM set (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 with WEFT_SASL_USERNAME and
+// WEFT_SASL_PASSWORD; OAUTHBEARER with WEFT_SASL_TOKEN, the bearer token), every client authenticates
+// with SASL (dev.weft.proxy.security.SaslEndToEndTest); a refused password ends the run with exit 2 and
+// "failed: KafkaJSSASLAuthenticationError: ..." on stderr. WEFT_KAFKAJS_RETRIES (default 8) sets kafkajs'
+// retries, fewer for a run meant to fail.
 'use strict';
 
 const fs = require('fs');
@@ -24,15 +29,29 @@ function stderrLogger() {
   };
 }
 
+// SASL from the environment (never on the command line), as rdkafka_client.js takes it
+function saslFromEnv() {
+  const mechanism = process.env.WEFT_SASL_MECHANISM;
+  if (!mechanism) {
+    return undefined;
+  }
+  if (mechanism.toUpperCase() === 'OAUTHBEARER') {
+    const value = process.env.WEFT_SASL_TOKEN;
+    return { mechanism: 'oauthbearer', oauthBearerProvider: async () => ({ value }) };
+  }
+  return { mechanism: mechanism.toLowerCase(), username: process.env.WEFT_SASL_USERNAME, password: process.env.WEFT_SASL_PASSWORD };
+}
+
 function client(bootstrap, clientId) {
   return new Kafka({
     clientId,
     brokers: [bootstrap],
+    sasl: saslFromEnv(),
     logLevel: logLevel.WARN,
     logCreator: stderrLogger,
     connectionTimeout: 10000,
     requestTimeout: 30000,
-    retry: { retries: 8 },
+    retry: { retries: process.env.WEFT_KAFKAJS_RETRIES ? Number(process.env.WEFT_KAFKAJS_RETRIES) : 8 },
   });
 }
 

@@ -15,8 +15,14 @@ Run with the Debian python (/usr/bin/python3, package python3-confluent-kafka):
       joins GROUP (classic protocol, auto-commit every 200 ms) and prints each record's value, one a
       line, flushed, until SIGTERM (closes the consumer, exit 0) or TIMEOUT_S passed (exit 3); errors and
       rebalances go to stderr (dev.weft.proxy.switching tests: a consumer that rides through a switch).
+
+With WEFT_SASL_MECHANISM set (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 with WEFT_SASL_USERNAME and
+WEFT_SASL_PASSWORD; OAUTHBEARER with WEFT_SASL_TOKEN, the bearer token, handed over by oauth_cb), every
+client authenticates with SASL (dev.weft.proxy.security.SaslEndToEndTest); a refused login ends the run
+at once with exit 4 and "authentication failed: ..." on stderr (librdkafka would retry it forever).
 """
 import base64
+import os
 import signal
 import sys
 import time
@@ -29,15 +35,59 @@ def log(*args):
     print(*args, file=sys.stderr, flush=True)
 
 
+class AuthenticationFailed(Exception):
+    pass
+
+
+def sasl(config):
+    """config with the SASL settings of the environment (never the command line), if any."""
+    mechanism = os.environ.get('WEFT_SASL_MECHANISM')
+    if not mechanism:
+        return config
+    config = dict(config, **{'security.protocol': 'sasl_plaintext', 'sasl.mechanisms': mechanism})
+    if mechanism.upper() == 'OAUTHBEARER':
+        token = os.environ['WEFT_SASL_TOKEN']
+        # (token, expiry in seconds since the epoch): the client does not read the token; the proxy checks it
+        config['oauth_cb'] = lambda oauthbearer_config: (token, time.time() + 3600)
+    else:
+        config['sasl.username'] = os.environ['WEFT_SASL_USERNAME']
+        config['sasl.password'] = os.environ['WEFT_SASL_PASSWORD']
+    application_cb = config.get('error_cb')
+
+    def on_error(err):
+        if application_cb is not None:
+            application_cb(err)
+        if err.code() == KafkaError._AUTHENTICATION:
+            # raised out of the poll/consume/flush that served it
+            raise AuthenticationFailed(str(err))
+
+    config['error_cb'] = on_error
+    return config
+
+
+def metadata_of(producer):
+    """The cluster's metadata; with SASL, polled meanwhile: that serves oauth_cb and error_cb (a refused login)."""
+    if not os.environ.get('WEFT_SASL_MECHANISM'):
+        return producer.list_topics(timeout=30)
+    deadline = time.monotonic() + 30
+    while True:
+        producer.poll(0.2)
+        try:
+            return producer.list_topics(timeout=1)
+        except confluent_kafka.KafkaException:
+            if time.monotonic() > deadline:
+                raise
+
+
 def produce(bootstrap, topic, input_path):
-    producer = Producer({
+    producer = Producer(sasl({
         'bootstrap.servers': bootstrap,
         'enable.idempotence': True,
         'acks': 'all',
         'linger.ms': 5,
         'compression.type': 'snappy',
-    })
-    metadata = producer.list_topics(timeout=30)
+    }))
+    metadata = metadata_of(producer)
     for broker in sorted(metadata.brokers.values(), key=lambda b: b.id):
         print('node %d %s %d' % (broker.id, broker.host, broker.port))
 
@@ -72,12 +122,12 @@ def produce(bootstrap, topic, input_path):
 
 
 def consume(bootstrap, topics, group, count, timeout_s, with_topic=False):
-    consumer = Consumer({
+    consumer = Consumer(sasl({
         'bootstrap.servers': bootstrap,
         'group.id': group,
         'auto.offset.reset': 'earliest',
         'enable.auto.commit': False,
-    })
+    }))
     consumer.subscribe(topics)
     received = 0
     deadline = time.monotonic() + timeout_s
@@ -129,7 +179,7 @@ def follow(bootstrap, topic, group, timeout_s):
         if err is not None:
             log('%s commit failed: %s' % (stamp(), err))
 
-    consumer = Consumer({
+    consumer = Consumer(sasl({
         'bootstrap.servers': bootstrap,
         'group.id': group,
         'auto.offset.reset': 'earliest',
@@ -137,7 +187,7 @@ def follow(bootstrap, topic, group, timeout_s):
         'auto.commit.interval.ms': 200,
         'error_cb': on_error,
         'on_commit': on_commit,
-    })
+    }))
     consumer.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
     out = sys.stdout
     deadline = time.monotonic() + timeout_s
@@ -173,4 +223,8 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except AuthenticationFailed as e:
+        log('authentication failed: %s' % e)
+        sys.exit(4)

@@ -53,6 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * topic-woven virtual cluster: kafka-clients (SCRAM-SHA-512 idempotent producer, PLAIN group), kcat
  * (librdkafka 2.0, PLAIN producer and consumer) and a current librdkafka (2.15, SCRAM-SHA-512
  * idempotent producer) write and read through Weft, and every record is on the cluster, read there directly.
+ * kafkajs (SCRAM-SHA-512 producer, OAUTHBEARER group) and python confluent_kafka (librdkafka 2.0: PLAIN
+ * producer and group, an OAUTHBEARER producer) do too; wrong passwords and expired tokens write nothing.
  */
 class SaslEndToEndTest {
 
@@ -84,6 +86,9 @@ class SaslEndToEndTest {
 
     private static KafkaCluster secure;
     private static Path credentials;
+    /** The test's identity provider (OAuthBearerTerminationTest's): its JWKS is a file the virtual clusters read. */
+    private static OAuthBearerTerminationTest.Tokens tokens;
+    private static Path jwks;
     private static final Map<Kind, WeftProxy> proxies = new HashMap<>();
 
     @BeforeAll
@@ -103,6 +108,9 @@ class SaslEndToEndTest {
         credentials = dir.resolve("users");
         addUser("alice", "alice-secret");
         addUser("bob", "bob-secret");
+        tokens = new OAuthBearerTerminationTest.Tokens();
+        jwks = dir.resolve("jwks.json");
+        Files.writeString(jwks, tokens.jwks(tokens.key));
         for (Kind kind : Kind.values()) {
             proxies.put(kind, start(kind));
         }
@@ -137,7 +145,11 @@ class SaslEndToEndTest {
                   main:
                 %5$s
                     authentication:
-                      sasl: { mechanisms: [SCRAM-SHA-512, PLAIN], credentials: "%6$s" }
+                      sasl:
+                        mechanisms: [SCRAM-SHA-512, PLAIN, OAUTHBEARER]
+                        credentials: "%6$s"
+                        failures: { max: 1000, windowMs: 1000 }
+                        oauthbearer: { jwks: "file:%9$s", issuer: "%10$s", audience: [%11$s] }
                     gateways:
                       - { name: plain, bind: "127.0.0.1:%1$d"%7$s }
                 """.formatted(port, secure.bootstrapServers("EXTERNAL"), BROKER_USER, BROKER_PASSWORD,
@@ -149,7 +161,7 @@ class SaslEndToEndTest {
                     type: topic-weave
                     routes:
                       - { name: only, target: { cluster: secure } }
-                """.stripTrailing()));
+                """.stripTrailing(), jwks.toAbsolutePath(), OAuthBearerTerminationTest.ISSUER, OAuthBearerTerminationTest.AUDIENCE));
         Poll.until(Duration.ofSeconds(60), kind + " proxy ready", () -> proxy.readiness().isReady(),
                 () -> proxy.readiness().reasons().toString());
         return proxy;
@@ -233,6 +245,113 @@ class SaslEndToEndTest {
                 .assertSucceeded("kcat -C with PLAIN").stdout();
         assertEquals(sent, out.lines().filter(l -> !l.isBlank()).collect(Collectors.toCollection(TreeSet::new)), "kcat read everything");
         assertEquals(sent, onTheCluster(topic), "every record is on the cluster");
+    }
+
+    /**
+     * kafkajs (2.2.4: SCRAM-SHA-512 producer, OAUTHBEARER group) and python confluent_kafka (librdkafka 2.0:
+     * PLAIN producer and group, OAUTHBEARER producer with oauth_cb; not SCRAM, see above) write and read
+     * through Weft (tokens signed by {@link OAuthBearerTerminationTest.Tokens}, its JWKS a file); a wrong
+     * password gets each client's authentication error and writes nothing, and so does an expired token
+     * (kafkajs does not see it as an authentication error: below).
+     */
+    @ParameterizedTest
+    @EnumSource(Kind.class)
+    void kafkajsAndPythonConfluentKafkaAuthenticateAndWrongPasswordsOrExpiredTokensWriteNothing(Kind kind, @TempDir Path scratch)
+            throws Exception {
+        String topic = "secure-js-py-" + kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        try (Admin admin = Admin.create(secure.adminConfig())) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        secure.awaitLeaders(topic, 2);
+        Poll.untilNoThrow(Duration.ofSeconds(30), topic + " through the " + kind + " proxy", () -> {
+            try (Admin admin = Admin.create(client(kind, "PLAIN", "bob", "bob-secret"))) {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).containsKey(topic);
+            }
+        });
+        String bootstrap = ProxyFixture.bootstrap(proxies.get(kind));
+        Path js = Prerequisites.kafkaJsProject();
+        String node = Prerequisites.node().toString();
+        String python = Prerequisites.pythonWithConfluentKafka(scratch).toString();
+        String py = Prerequisites.moduleDir().resolve("src/test/python/confluent_client.py").toString();
+        Map<String, String> aliceScram = sasl("SCRAM-SHA-512", "alice", "alice-secret");
+        Map<String, String> bobPlain = sasl("PLAIN", "bob", "bob-secret");
+        Map<String, String> aliceToken = Map.of("WEFT_SASL_MECHANISM", "OAUTHBEARER", "WEFT_SASL_TOKEN",
+                tokens.token("good", "alice", 600_000));
+
+        Set<String> sent = new TreeSet<>();
+        List<String> jsValues = values("kafkajs", 40);
+        ExternalProcess.run(List.of(node, js.resolve("kafkajs_client.js").toString(), "produce", bootstrap, topic,
+                tsv(scratch, "kafkajs", jsValues).toString()), js, aliceScram, null, Duration.ofSeconds(60), scratch)
+                .assertSucceeded("kafkajs producer with SCRAM-SHA-512");
+        sent.addAll(jsValues);
+        List<String> pyValues = values("python", 40);
+        ExternalProcess.run(List.of(python, py, "produce", bootstrap, topic, tsv(scratch, "python", pyValues).toString()),
+                scratch, bobPlain, null, Duration.ofSeconds(60), scratch).assertSucceeded("python confluent_kafka producer with PLAIN");
+        sent.addAll(pyValues);
+
+        String byJs = ExternalProcess.run(List.of(node, js.resolve("kafkajs_client.js").toString(), "consume", bootstrap, topic,
+                topic + "-kafkajs", String.valueOf(sent.size()), "45"), js, aliceToken, null, Duration.ofSeconds(60), scratch)
+                .assertSucceeded("kafkajs group with OAUTHBEARER").stdout();
+        assertEquals(sent, consumed(byJs), "the kafkajs group (OAUTHBEARER) read everything");
+        String byPython = ExternalProcess.run(List.of(python, py, "consume", bootstrap, topic, topic + "-python",
+                String.valueOf(sent.size()), "45"), scratch, bobPlain, null, Duration.ofSeconds(60), scratch)
+                .assertSucceeded("python confluent_kafka group with PLAIN").stdout();
+        assertEquals(sent, consumed(byPython), "the python group (PLAIN) read everything");
+
+        ExternalProcess.Result wrongJs = ExternalProcess.run(List.of(node, js.resolve("kafkajs_client.js").toString(), "produce",
+                bootstrap, topic, tsv(scratch, "intruder-js", values("intruder-js", 5)).toString()), js,
+                sasl("SCRAM-SHA-512", "alice", "not-alice-secret"), null, Duration.ofSeconds(60), scratch);
+        assertTrue(!wrongJs.succeeded() && wrongJs.stderr().contains("KafkaJSSASLAuthenticationError"),
+                "kafkajs with a wrong password" + wrongJs.describe());
+        ExternalProcess.Result wrongPy = ExternalProcess.run(List.of(python, py, "produce", bootstrap, topic,
+                tsv(scratch, "intruder-py", values("intruder-py", 5)).toString()), scratch, sasl("PLAIN", "bob", "not-bob-secret"),
+                null, Duration.ofSeconds(60), scratch);
+        assertTrue(wrongPy.exitCode() == 4 && wrongPy.stderr().contains("Authentication failed"),
+                "python confluent_kafka with a wrong password" + wrongPy.describe());
+        // kafkajs 2.2.4's OAUTHBEARER ignores the server's answer: Weft (as a broker) refuses the token with
+        // the RFC 7628 error challenge {"status":"invalid_token"}, kafkajs logs "authentication successful" and
+        // sends Metadata, which Weft answers with ILLEGAL_SASL_STATE (no brokers) and closes the connection:
+        // kafkajs fails with KafkaJSBrokerNotFound, after its retries (none here, to keep the run short)
+        ExternalProcess.Result expired = ExternalProcess.run(List.of(node, js.resolve("kafkajs_client.js").toString(), "produce",
+                bootstrap, topic, tsv(scratch, "intruder-expired", values("intruder-expired", 5)).toString()), js,
+                Map.of("WEFT_SASL_MECHANISM", "OAUTHBEARER", "WEFT_SASL_TOKEN", tokens.token("expired", "alice", 600_000),
+                        "WEFT_KAFKAJS_RETRIES", "0"), null, Duration.ofSeconds(30), scratch);
+        assertTrue(!expired.succeeded() && !expired.stdout().contains("sent") && expired.stderr().contains("KafkaJSBrokerNotFound"),
+                "kafkajs with an expired token" + expired.describe());
+        // python confluent_kafka (librdkafka 2.0) with OAUTHBEARER tokens from oauth_cb
+        List<String> pyOauthValues = values("python-oauth", 10);
+        ExternalProcess.run(List.of(python, py, "produce", bootstrap, topic, tsv(scratch, "python-oauth", pyOauthValues).toString()),
+                scratch, aliceToken, null, Duration.ofSeconds(60), scratch).assertSucceeded("python confluent_kafka producer with OAUTHBEARER");
+        sent.addAll(pyOauthValues);
+        ExternalProcess.Result expiredPy = ExternalProcess.run(List.of(python, py, "produce", bootstrap, topic,
+                tsv(scratch, "intruder-expired-py", values("intruder-expired-py", 5)).toString()), scratch,
+                Map.of("WEFT_SASL_MECHANISM", "OAUTHBEARER", "WEFT_SASL_TOKEN", tokens.token("expired", "alice", 600_000)), null,
+                Duration.ofSeconds(30), scratch);
+        assertTrue(expiredPy.exitCode() == 4 && expiredPy.stderr().contains("Authentication failed"),
+                "python confluent_kafka with an expired token" + expiredPy.describe());
+
+        assertEquals(sent, onTheCluster(topic), "every record is on the cluster, none of a refused client");
+    }
+
+    private static Map<String, String> sasl(String mechanism, String user, String password) {
+        return Map.of("WEFT_SASL_MECHANISM", mechanism, "WEFT_SASL_USERNAME", user, "WEFT_SASL_PASSWORD", password);
+    }
+
+    private static List<String> values(String prefix, int count) {
+        return IntStream.range(0, count).mapToObj(i -> prefix + "-" + i).toList();
+    }
+
+    /** The scripts' input: KEY&lt;TAB&gt;BASE64-VALUE lines, the value as key. */
+    private static Path tsv(Path scratch, String name, List<String> values) throws java.io.IOException {
+        return Files.writeString(scratch.resolve(name + ".tsv"), values.stream().map(v -> v + "\t" + java.util.Base64.getEncoder()
+                .encodeToString(v.getBytes(StandardCharsets.US_ASCII))).collect(Collectors.joining("\n")) + "\n");
+    }
+
+    /** The values of the scripts' PARTITION&lt;TAB&gt;OFFSET&lt;TAB&gt;KEY&lt;TAB&gt;BASE64-VALUE lines. */
+    private static Set<String> consumed(String stdout) {
+        return stdout.lines().filter(l -> !l.isBlank()).map(l -> l.split("\t", -1))
+                .map(f -> new String(java.util.Base64.getDecoder().decode(f[3]), StandardCharsets.US_ASCII))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** The topic's values read from the cluster directly (its PLAINTEXT listener). */
