@@ -23,7 +23,16 @@ public final class ClusterRouters {
      * @param bindsConnectionsToBrokers true for the mirrored topology
      */
     public static Router over(String cluster, boolean bindsConnectionsToBrokers) {
-        if (bindsConnectionsToBrokers) {
+        return over(cluster, bindsConnectionsToBrokers, false);
+    }
+
+    /**
+     * @param plansEveryRequest true when every request must be decoded and planned through a topic view
+     *     (per-principal authorization): the one-route topic weave then serves the mirrored topology too,
+     *     since the identity router forwards what it cannot see into
+     */
+    public static Router over(String cluster, boolean bindsConnectionsToBrokers, boolean plansEveryRequest) {
+        if (bindsConnectionsToBrokers && !plansEveryRequest) {
             return new PassThroughRouter(cluster);
         }
         List<RoutingProblem> problems = new ArrayList<>();

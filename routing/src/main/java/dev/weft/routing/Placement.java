@@ -17,6 +17,8 @@ public sealed interface Placement {
         /** The name cannot be mapped back to a real name on the placed route: INVALID_TOPIC_EXCEPTION. */
         CANNOT_MAP,
         /** The real topic would be hidden by the route's include/exclude or by a collision: POLICY_VIOLATION. */
-        WOULD_BE_HIDDEN
+        WOULD_BE_HIDDEN,
+        /** The client's principal may not create a topic of this name: TOPIC_AUTHORIZATION_FAILED. */
+        NOT_AUTHORIZED
     }
 }

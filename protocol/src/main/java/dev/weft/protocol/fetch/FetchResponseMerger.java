@@ -1,5 +1,6 @@
 package dev.weft.protocol.fetch;
 
+import dev.weft.protocol.skim.DeniedPartitions;
 import dev.weft.protocol.skim.FrameAssembler;
 import dev.weft.protocol.skim.MergeBookkeeping;
 import dev.weft.protocol.skim.NodeEndpointRewriter;
@@ -191,7 +192,9 @@ public final class FetchResponseMerger {
                     int j = merge.match(i);
                     if (j == ERROR_ENTRY) {
                         writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), routeOf == null
-                                ? refusedErrorCode : routeOf[i] == ANSWERED_EMPTY ? 0 : routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
+                                ? refusedErrorCode : routeOf[i] == ANSWERED_EMPTY ? 0
+                                : routeOf[i] == DeniedPartitions.DENIED ? DeniedPartitions.ERROR_CODE
+                                : routeOf[i] < 0 ? refusedErrorCode : failedErrorCode);
                     } else if (j >= 0) {
                         copyEntry(request.partitionIndex(i), responses[routeOf[i]], j, routeOf[i], rewriter,
                                 partitions != null && partitions.withholdsEndOffsets(i));

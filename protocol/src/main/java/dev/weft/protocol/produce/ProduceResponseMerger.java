@@ -131,7 +131,8 @@ public final class ProduceResponseMerger {
                 for (int i = first; i < first + topics.partitionCount(t); i++) {
                     int j = merge.match(i);
                     if (j < 0) {
-                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i), failedErrorCode);
+                        writeErrorEntry(out.meta(errorEntry), version, request.partitionIndex(i),
+                                dev.weft.protocol.skim.DeniedPartitions.errorCode(routeOf, i, failedErrorCode));
                     } else {
                         int route = routeOf[i];
                         copyEntry(request.partitionIndex(i), responses[route], j, route, rewriter);

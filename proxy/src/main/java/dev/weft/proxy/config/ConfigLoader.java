@@ -243,7 +243,7 @@ public final class ConfigLoader {
             if (!v.requireObject()) {
                 continue;
             }
-            v.allowOnly(Set.of("target", "topology", "gateways", "nodes", "rack", "authentication"));
+            v.allowOnly(Set.of("target", "topology", "gateways", "nodes", "rack", "authentication", "authorization"));
             ConfigNode target = v.get("target");
             String cluster = null;
             String router = null;
@@ -290,8 +290,15 @@ public final class ConfigLoader {
                 }
                 gateways.add(gateway);
             }
+            WeftConfig.ClientAuthentication authentication = clientAuthentication(v.get("authentication"));
+            dev.weft.routing.access.AccessPolicy authorization = AuthorizationReader.read(v.get("authorization"));
+            if (authorization != null && v.get("authentication").isMissing()
+                    && gateways.stream().noneMatch(g -> g.tls() != null && g.tls().clientAuth() != TlsConfig.ClientAuth.NONE)) {
+                v.get("authorization").problem("needs clients that authenticate: 'authentication.sasl', or gateways whose"
+                        + " 'tls.clientAuth' asks for client certificates (else every client is ANONYMOUS)");
+            }
             out.put(e.getKey(), new VirtualClusterConfig(e.getKey(), cluster, router, topology, List.copyOf(gateways),
-                    nodes, rack(v.get("rack"), serverRack), clientAuthentication(v.get("authentication"))));
+                    nodes, rack(v.get("rack"), serverRack), authentication, authorization));
         }
         return out;
     }

@@ -197,6 +197,8 @@ public record WeftConfig(
      * @param rack the zone rack-aware fetch reads in for this virtual cluster ({@code server.rack} unless
      *     it sets its own; null: none, every partition is read where the router sends it)
      * @param authentication SASL termination at its gateways, or null: clients' SASL (if any) goes to the brokers
+     * @param authorization what each authenticated principal may see and do, or null: every client may do
+     *     what the proxy's own upstream identity may
      */
     public record VirtualClusterConfig(
             String name,
@@ -206,7 +208,14 @@ public record WeftConfig(
             java.util.List<GatewayConfig> gateways,
             java.util.List<dev.weft.routing.node.ProxyNode> nodes,
             String rack,
-            ClientAuthentication authentication) {
+            ClientAuthentication authentication,
+            dev.weft.routing.access.AccessPolicy authorization) {
+
+        public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
+                java.util.List<GatewayConfig> gateways, java.util.List<dev.weft.routing.node.ProxyNode> nodes, String rack,
+                ClientAuthentication authentication) {
+            this(name, targetCluster, targetRouter, topology, gateways, nodes, rack, authentication, null);
+        }
 
         public VirtualClusterConfig(String name, String targetCluster, String targetRouter, Topology topology,
                 java.util.List<GatewayConfig> gateways) {

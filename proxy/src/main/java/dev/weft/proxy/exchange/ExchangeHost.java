@@ -82,8 +82,18 @@ public interface ExchangeHost {
 
     Router router();
 
-    /** What the router's hot planner is told about this connection. */
+    /**
+     * What the router's hot planner is told about this connection. With per-principal authorization its
+     * catalog is the principal's view of the topics it may write (Produce) or read (Fetch): the exchange
+     * in progress says which ({@link #access()}).
+     */
     HotContext hotContext();
+
+    /**
+     * The client principal's rules and views, or null when the virtual cluster does not authorize per
+     * principal; its {@code lastViews()} are the ones the current request was planned with.
+     */
+    dev.weft.routing.access.ConnectionAccess access();
 
     /** What the router's cold planners are told about this connection. */
     PlanContext planContext();

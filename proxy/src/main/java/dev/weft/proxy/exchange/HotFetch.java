@@ -55,7 +55,9 @@ public final class HotFetch {
         this.host = host;
         this.endpoints = new TargetEndpoints(host);
         this.followers = new FollowerAnswers(host);
-        this.plans = new RoutePlanPool(host.topicNames());
+        // its own name cache: with per-principal authorization, Fetch is planned through another catalog
+        // (the topics the principal may read) than Produce (those it may write), and one cache would thrash
+        this.plans = new RoutePlanPool(new dev.weft.routing.api.TopicNameCache());
         this.answers = new AnswerSkims<>(host, FetchResponseSkim::new, FetchResponseSkim[]::new,
                 FetchResponseSkim::wrap, FetchResponseSkim::errorCode);
         this.parts = new PlanSender(host, plans, "Fetch", (plan, t) -> {
@@ -85,6 +87,11 @@ public final class HotFetch {
         }
         RoutePlan plan = plans.acquire().reset(skim);
         host.router().hotPlanner().plan(skim, host.hotContext(), plan);
+        dev.weft.routing.access.ConnectionAccess access = host.access();
+        if (access != null) {
+            dev.weft.routing.access.HotAccess.denyRefused(skim, plan, access, access.lastViews(),
+                    dev.weft.routing.access.TopicOperation.READ);
+        }
         short refusal = plan.unknownTopics()
                 ? (skim.usesTopicIds() ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code())
                 : Errors.NOT_LEADER_OR_FOLLOWER.code();

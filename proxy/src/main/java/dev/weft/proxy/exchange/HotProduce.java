@@ -67,13 +67,23 @@ public final class HotProduce {
         RoutePlan plan = plans.acquire().reset(skim);
         host.router().hotPlanner().plan(skim, host.hotContext(), plan);
         refuseFencedRoutes(plan);
+        dev.weft.routing.access.ConnectionAccess access = host.access();
+        if (access != null) {
+            dev.weft.routing.access.HotAccess.denyRefused(skim, plan, access, access.lastViews(),
+                    dev.weft.routing.access.TopicOperation.WRITE);
+        }
         boolean expectsResponse = skim.acks() != 0;
         short refusal = plan.unknownTopics() ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code() : Errors.NOT_LEADER_OR_FOLLOWER.code();
         if (skim.transactionalIdLength() >= 0) {
             String txn = skim.transactionalId();
             int home = host.router().transactions().homeRoute(txn);
             int elsewhere = targetOffHome(plan, home);
-            if (plan.foreignTopics() || elsewhere >= 0) {
+            if (access != null && !access.rules().allowsTransactionalId(txn)) {
+                host.logRefusal("principal '" + access.rules().name() + "' may not use transactional id '" + txn
+                        + "'; every partition of the request is refused with TRANSACTIONAL_ID_AUTHORIZATION_FAILED");
+                plan.refuseAll(skim.partitionCount());
+                refusal = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code();
+            } else if (plan.foreignTopics() || elsewhere >= 0) {
                 host.logRefusal("transaction '" + txn + "' is confined to cluster '" + host.routeName(home)
                         + "' (its home) but produces to " + (elsewhere >= 0 ? "cluster '" + host.routeName(elsewhere) + "'"
                         : "a topic on another cluster")

@@ -107,6 +107,12 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     private HotFetch fetch;
     private final Map<String, Integer> coordinators = new HashMap<>();
 
+    /** The client principal's rules and views (per-principal authorization), made for the principal it is for. */
+    private dev.weft.routing.access.ConnectionAccess access;
+    private dev.weft.proxy.security.ClientPrincipal accessPrincipal;
+    /** What the Produce or Fetch being planned does to its topics: which of the principal's views plans it. */
+    private dev.weft.routing.access.TopicOperation hotOperation = dev.weft.routing.access.TopicOperation.READ;
+
     SessionMetrics metrics = SessionMetrics.NONE;
     Channel client;
     /** The connection's life; every change goes through {@link #state(Lifecycle)}. */
@@ -137,7 +143,9 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
 
             @Override
             public HotCatalog catalog() {
-                return runtime.catalog();
+                HotCatalog catalog = runtime.catalog();
+                dev.weft.routing.access.ConnectionAccess a = access();
+                return a == null || catalog == null ? catalog : a.views(catalog).hotCatalog(hotOperation);
             }
 
             @Override
@@ -349,8 +357,10 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
                 case FORWARD -> forward(frame, slot, apiKey, version);
                 case HOT -> {
                     if (apiKey == ApiKeys.PRODUCE.id) {
+                        hotOperation = dev.weft.routing.access.TopicOperation.WRITE;
                         produce().handle(frame, slot, version);
                     } else {
+                        hotOperation = dev.weft.routing.access.TopicOperation.READ;
                         fetch().handle(frame, slot, version);
                     }
                 }
@@ -427,7 +437,30 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     }
 
     private ColdPlanner planner(short apiKey, ApiMessage body) {
-        return runtime.router().coldPlanner(apiKey);
+        ColdPlanner planner = runtime.router().coldPlanner(apiKey);
+        dev.weft.routing.access.ConnectionAccess a = access();
+        HotCatalog catalog = runtime.catalog();
+        return a == null || planner == null || catalog == null ? planner
+                : dev.weft.routing.access.AccessGuard.guard(apiKey, planner, a, a.views(catalog));
+    }
+
+    /**
+     * The principal's rules, or null when the virtual cluster does not authorize per principal. Made again
+     * when the connection's principal is another object than the one they were made for: SASL sets it
+     * after ApiVersions was answered (and keeps it on re-authentication: only the same principal may).
+     */
+    @Override
+    public dev.weft.routing.access.ConnectionAccess access() {
+        dev.weft.routing.access.AccessViewCache cache = runtime.access();
+        if (cache == null) {
+            return null;
+        }
+        dev.weft.proxy.security.ClientPrincipal p = client == null ? null : dev.weft.proxy.security.ClientPrincipal.of(client);
+        if (access == null || p != accessPrincipal) {
+            access = new dev.weft.routing.access.ConnectionAccess(cache, cache.policy().rulesFor(p == null ? null : p.user()));
+            accessPrincipal = p;
+        }
+        return access;
     }
 
     private void malformed(MalformedFrameException e) {

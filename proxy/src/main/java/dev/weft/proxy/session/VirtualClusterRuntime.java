@@ -93,6 +93,8 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final SessionRegistry clients = new SessionRegistry();
     /** SASL termination at the gateways (set before they bind), or null; closed with the virtual cluster. */
     private volatile SaslTerminationSettings clientAuthentication;
+    /** The principals' topic views and rules, or null when every client may do what the proxy may. */
+    private volatile dev.weft.routing.access.AccessViewCache access;
     private AutoCloseable clientCredentials;
 
     /**
@@ -468,15 +470,21 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     }
 
     /**
-     * Makes every gateway connection authenticate with {@code sasl} before its session serves it; call
-     * before {@link #start}. {@code credentials} (the store's file watcher) is closed with the virtual cluster.
-     */
-    /**
      * Whether clients' SASL goes to the brokers: the router forwards SaslHandshake and the gateways do
      * not terminate SASL (then a client connection's own broker link must not authenticate itself).
      */
     boolean forwardsClientSasl() {
         return clientAuthentication == null && apiRoute(org.apache.kafka.common.protocol.ApiKeys.SASL_HANDSHAKE.id) == ApiRoute.FORWARD;
+    }
+
+    /** Authorizes every request by the client's principal with {@code access}; call before {@link #start}. */
+    void authorize(dev.weft.routing.access.AccessViewCache access) {
+        this.access = access;
+    }
+
+    /** The principals' rules and views, or null when requests are not authorized per principal. */
+    dev.weft.routing.access.AccessViewCache access() {
+        return access;
     }
 
     /** The SASL outcomes of the virtual cluster's gateways, or null when it does not authenticate clients. */
@@ -485,6 +493,10 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         return sasl == null ? null : sasl.counters();
     }
 
+    /**
+     * Makes every gateway connection authenticate with {@code sasl} before its session serves it; call
+     * before {@link #start}. {@code credentials} (the store's file watcher) is closed with the virtual cluster.
+     */
     void authenticateClients(SaslTerminationSettings sasl, AutoCloseable credentials) {
         this.clientAuthentication = sasl;
         this.clientCredentials = credentials;

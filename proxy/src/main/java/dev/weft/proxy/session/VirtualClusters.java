@@ -64,7 +64,15 @@ public final class VirtualClusters {
             throw new VirtualClusterStartException(config.source() + ": " + e.getMessage(), e);
         }
         Router router = dev.weft.routing.rack.RackAwareRouter.over(
-                LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED), vc.rack());
+                LeafRouter.of(graph, routers, vc.name(), vc.topology() == WeftConfig.Topology.MIRRORED, vc.authorization() != null),
+                vc.rack());
+        if (vc.authorization() != null) {
+            String why = unauthorizable(router);
+            if (why != null) {
+                throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
+                        + ".authorization: " + why, null);
+            }
+        }
         NodeIdMapping nodeIds = graph.nodeIds(vc.name());
         List<UpstreamCluster> leaves = new ArrayList<>();
         List<String> distinctClusters = new ArrayList<>();
@@ -108,12 +116,34 @@ public final class VirtualClusters {
             if (vc.authentication() != null) {
                 authenticateClients(config, vc, runtime);
             }
+            if (vc.authorization() != null) {
+                runtime.authorize(new dev.weft.routing.access.AccessViewCache(vc.authorization()));
+            }
             runtime.start(START_TIMEOUT, CATALOG_REFRESH);
         } catch (RuntimeException e) {
             runtime.close();
             throw e;
         }
         return runtime;
+    }
+
+    /**
+     * Why requests through {@code router} cannot be authorized per principal, or null: every request
+     * must be planned through a topic view, so a router that forwards any API as the client sent it, or
+     * decides without a topic catalog, cannot enforce what a principal may see.
+     */
+    private static String unauthorizable(Router router) {
+        if (!router.usesTopicCatalog()) {
+            return "router '" + router.name() + "' (" + router.type() + ") decides without a topic catalog, so it cannot"
+                    + " show each principal only its topics";
+        }
+        for (org.apache.kafka.common.protocol.ApiKeys api : org.apache.kafka.common.protocol.ApiKeys.values()) {
+            if (router.apiRoute(api.id) == dev.weft.routing.api.ApiRoute.FORWARD) {
+                return "router '" + router.name() + "' (" + router.type() + ") forwards " + api.name
+                        + " as the client sent it, so it cannot be authorized per principal";
+            }
+        }
+        return null;
     }
 
     /**

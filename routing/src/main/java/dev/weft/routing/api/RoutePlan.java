@@ -277,6 +277,21 @@ public final class RoutePlan implements UpstreamTopicKeys, UpstreamPartitions {
         }
     }
 
+    /** Target of a partition answered TOPIC_AUTHORIZATION_FAILED: the client's principal may not do this to its topic. */
+    public static final int DENIED = dev.weft.protocol.skim.DeniedPartitions.DENIED;
+
+    /**
+     * Answers the refused partitions among {@code first}..{@code end-1} TOPIC_AUTHORIZATION_FAILED instead of
+     * the request's refusal error (an authorization check after planning: {@code routing.access.HotAccess}).
+     */
+    public void deny(int first, int end) {
+        for (int i = first; i < end; i++) {
+            if (targetOf[i] == REFUSED) {
+                targetOf[i] = DENIED;
+            }
+        }
+    }
+
     /**
      * Refuses every partition planned for a target behind {@code leaf} as on another broker
      * (NOT_LEADER_OR_FOLLOWER, retriable: a route whose Produce is fenced) and forgets those targets.

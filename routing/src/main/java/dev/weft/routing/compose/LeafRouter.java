@@ -46,8 +46,14 @@ public final class LeafRouter implements Router {
      */
     public static Router of(RoutingGraph graph, Map<String, Router> routers, String virtualCluster,
             boolean bindsConnectionsToBrokers) {
+        return of(graph, routers, virtualCluster, bindsConnectionsToBrokers, false);
+    }
+
+    /** @param plansEveryRequest see {@link ClusterRouters#over(String, boolean, boolean)} */
+    public static Router of(RoutingGraph graph, Map<String, Router> routers, String virtualCluster,
+            boolean bindsConnectionsToBrokers, boolean plansEveryRequest) {
         if (graph.target(virtualCluster) instanceof ClusterTarget cluster) {
-            return ClusterRouters.over(cluster.cluster(), bindsConnectionsToBrokers);
+            return ClusterRouters.over(cluster.cluster(), bindsConnectionsToBrokers, plansEveryRequest);
         }
         RouterTarget target = (RouterTarget) graph.target(virtualCluster);
         RouterSpec root = graph.router(target.router());

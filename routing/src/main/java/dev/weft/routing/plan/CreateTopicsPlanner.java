@@ -37,6 +37,7 @@ final class CreateTopicsPlanner
             case ALREADY_EXISTS -> Errors.TOPIC_ALREADY_EXISTS;
             case CANNOT_MAP -> Errors.INVALID_TOPIC_EXCEPTION;
             case WOULD_BE_HIDDEN -> Errors.POLICY_VIOLATION;
+            case NOT_AUTHORIZED -> Errors.TOPIC_AUTHORIZATION_FAILED;
         };
     }
 
