@@ -232,6 +232,14 @@ public final class OAuthBearerValidation implements AutoCloseable {
         }
     }
 
+    /**
+     * Why {@code server} refused the token it was last given, when it answered with the error challenge
+     * (the client is then to send {@code %x01}); null for any other server, or a token not refused.
+     */
+    static TokenRefused refusalOf(javax.security.sasl.SaslServer server) {
+        return server instanceof Server s && s.handler.refusal != null ? TokenRefused.of(s.handler.refusal) : null;
+    }
+
     /** A token kafka-clients' validator refused, with the outcome its reason falls under. */
     static final class TokenRefused extends SaslAuthenticationException {
         private static final java.util.regex.Pattern JWT = java.util.regex.Pattern.compile(

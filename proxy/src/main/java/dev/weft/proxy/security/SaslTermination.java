@@ -75,6 +75,8 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
     private String claimedUser;
     private SaslServer server;
     private ClientPrincipal principal;
+    /** The token OAUTHBEARER refused with its error challenge, until the client answers it: why, for the log and counters. */
+    private OAuthBearerValidation.TokenRefused refusedToken;
     private long expiresAtNanos;
     /** The session lifetime told to the client at its last authentication (0: none). */
     private long lifetimeToldMs;
@@ -254,9 +256,10 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
     private void evaluated(ChannelHandlerContext ctx, Evaluated result, InetAddress peer, short version, int correlationId) {
         SaslAuthenticateResponseData answer = new SaslAuthenticateResponseData();
         if (result.failure() != null) {
-            if (peer != null) {
+            if (peer != null && refusedToken == null) { // a refused token was counted with its error challenge
                 settings.failures().failed(peer);
             }
+            refusedToken = null;
             disposeServer();
             answer.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code()).setErrorMessage(
                     "Authentication failed during authentication due to invalid credentials with SASL mechanism " + mechanism);
@@ -269,6 +272,12 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
         byte[] challenge = result.challenge();
         answer.setAuthBytes(challenge == null ? new byte[0] : challenge);
         if (!server.isComplete()) {
+            // OAUTHBEARER answers a refused token with its error challenge: the failure counts now, and is
+            // named by its reason even when the client ignores the challenge (kafkajs 2.2 sends its next request)
+            refusedToken = OAuthBearerValidation.refusalOf(server);
+            if (refusedToken != null && peer != null) {
+                settings.failures().failed(peer);
+            }
             respond(ctx, correlationId, version, answer);
             return;
         }
@@ -339,10 +348,15 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
+        SaslOutcome outcome = SaslOutcome.ILLEGAL_STATE;
+        if (refusedToken != null) {
+            outcome = refusedToken.outcome();
+            what = refusedToken.getMessage() + "; the client sent " + what + " instead of answering the error challenge";
+        }
         if (answer == null) {
-            close(ctx, SaslOutcome.ILLEGAL_STATE, what);
+            close(ctx, outcome, what);
         } else {
-            respondAndClose(ctx, correlationId, version, answer, SaslOutcome.ILLEGAL_STATE, what);
+            respondAndClose(ctx, correlationId, version, answer, outcome, what);
         }
     }
 

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -186,6 +187,24 @@ class OAuthBearerHandlerTest {
         assertTrue(failed.errorMessage().contains("OAUTHBEARER"), failed.errorMessage());
         assertFalse(ch.isActive(), "closed after the answer");
         assertEquals(1L, counters.snapshot().get("OAUTHBEARER").get(SaslOutcome.TOKEN_EXPIRED));
+        assertNull(ClientPrincipal.of(ch));
+        ch.finishAndReleaseAll();
+    }
+
+    /** kafkajs 2.2 ignores the error challenge and sends its next request: still refused, and counted under the token's reason. */
+    @Test
+    void aClientIgnoringTheErrorChallengeIsRefusedAndCountedUnderTheTokensReason() {
+        EmbeddedChannel ch = channel(0);
+        handshake(ch);
+        SaslAuthenticateResponseData challenge = authenticate(ch, bearer(tokens.token("expired", "alice", 0)));
+        assertEquals(Errors.NONE.code(), challenge.errorCode());
+        ch.writeInbound(metadata());
+        MetadataResponseData refused = (MetadataResponseData) answer(ch, ApiKeys.METADATA.id, (short) 12);
+        assertEquals(Errors.ILLEGAL_SASL_STATE.code(), refused.topics().find("orders").errorCode());
+        assertFalse(ch.isActive(), "closed after the answer");
+        Map<SaslOutcome, Long> counted = counters.snapshot().get("OAUTHBEARER");
+        assertEquals(1L, counted.get(SaslOutcome.TOKEN_EXPIRED), counted.toString());
+        assertEquals(0L, counted.get(SaslOutcome.ILLEGAL_STATE), counted.toString());
         assertNull(ClientPrincipal.of(ch));
         ch.finishAndReleaseAll();
     }
