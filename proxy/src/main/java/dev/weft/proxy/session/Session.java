@@ -297,6 +297,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             return;
         }
         try {
+            hotOperation = dev.weft.routing.access.TopicOperation.WRITE; // planned again through the principal's write view
             produce().handle(frame, slot, version);
         } catch (MalformedFrameException e) {
             malformed(e);
