@@ -537,7 +537,7 @@ public final class ConfigLoader {
         if (n.isMissing() || !n.requireObject()) {
             return null;
         }
-        n.allowOnly(Set.of("mechanism", "username", "password"));
+        n.allowOnly(Set.of("mechanism", "username", "password", "token"));
         String mechanism = n.get("mechanism").requiredText();
         WeftConfig.SaslMechanism m = null;
         for (WeftConfig.SaslMechanism candidate : WeftConfig.SaslMechanism.values()) {
@@ -546,7 +546,26 @@ public final class ConfigLoader {
             }
         }
         if (mechanism != null && m == null) {
-            n.get("mechanism").problem("\"" + mechanism + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512");
+            n.get("mechanism").problem("\"" + mechanism + "\" is not one of PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER");
+            return null;
+        }
+        if (m == WeftConfig.SaslMechanism.OAUTHBEARER) {
+            for (String key : List.of("username", "password")) {
+                if (!n.get(key).isMissing()) {
+                    n.get(key).problem("is not used with OAUTHBEARER: give the bearer token as 'token'"
+                            + " (env:NAME, file:/path or the token itself)");
+                }
+            }
+            String token = n.get("token").requiredText();
+            if (token != null && token.isBlank()) {
+                n.get("token").problem("is empty (expected env:NAME, file:/path or the token itself)");
+                return null;
+            }
+            return token == null ? null : WeftConfig.SaslCredentials.bearer(Secret.of(token));
+        }
+        if (!n.get("token").isMissing()) {
+            n.get("token").problem("is only used with mechanism OAUTHBEARER (" + (m == null ? "PLAIN and SCRAM" : m.kafkaName)
+                    + " logs in with 'username' and 'password')");
         }
         String user = n.get("username").requiredText();
         String password = n.get("password").requiredText();

@@ -82,16 +82,38 @@ public record WeftConfig(
      * discovery client and every broker connection Weft opens itself (woven, collapsed, switched and
      * branch virtual clusters; {@code dev.weft.proxy.upstream.UpstreamSaslHandshake}) authenticate with
      * them. A pass-through virtual cluster's client connections do not: their own SASL goes to the broker
-     * untouched. The password is read when a connection is made.
+     * untouched. The password (or, with OAUTHBEARER, the bearer token) is read when a connection is
+     * made, so a rotated {@code file:} secret is used by the next connections.
+     *
+     * @param username PLAIN and SCRAM; null with OAUTHBEARER
+     * @param password PLAIN and SCRAM; null with OAUTHBEARER
+     * @param token OAUTHBEARER only (null otherwise): a static bearer token (a JWT, sent as is)
      */
-    public record SaslCredentials(SaslMechanism mechanism, String username, Secret password) {
+    public record SaslCredentials(SaslMechanism mechanism, String username, Secret password, Secret token) {
+        /** PLAIN or SCRAM credentials. */
+        public SaslCredentials(SaslMechanism mechanism, String username, Secret password) {
+            this(mechanism, username, password, null);
+        }
+
+        /** OAUTHBEARER with a static bearer token. */
+        public static SaslCredentials bearer(Secret token) {
+            return new SaslCredentials(SaslMechanism.OAUTHBEARER, null, null, token);
+        }
+
+        /** Who logs in, for log lines: "as 'weft'", or where the bearer token comes from. Never a secret. */
+        public String describe() {
+            return mechanism == SaslMechanism.OAUTHBEARER ? "with a bearer token from " + (token == null ? "?" : token.source())
+                    : "as '" + username + "'";
+        }
     }
 
     /** SASL mechanisms the proxy's own connections can use. */
     public enum SaslMechanism {
         PLAIN("PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule"),
         SCRAM_SHA_256("SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule"),
-        SCRAM_SHA_512("SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule");
+        SCRAM_SHA_512("SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule"),
+        /** A static bearer token ({@code token}), RFC 7628 / KIP-255. */
+        OAUTHBEARER("OAUTHBEARER", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule");
 
         public final String kafkaName;
         public final String loginModule;

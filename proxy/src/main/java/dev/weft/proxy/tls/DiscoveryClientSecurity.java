@@ -2,13 +2,15 @@ package dev.weft.proxy.tls;
 
 import dev.weft.proxy.config.TlsConfig;
 import dev.weft.proxy.config.WeftConfig;
+import dev.weft.proxy.upstream.StaticBearerTokenLogin;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * The kafka-clients security properties of the proxy's own discovery client: the same TLS settings as
  * its upstream connections (trust, client certificate, host name verification) and, on a SASL
- * listener, the cluster's credentials from the config ({@code clusters.NAME.sasl}). The broker
+ * listener, the cluster's credentials from the config ({@code clusters.NAME.sasl}; with OAUTHBEARER, the
+ * static bearer token through {@link StaticBearerTokenLogin}, which reads it on every login). The broker
  * connections Weft opens itself authenticate with the same credentials, but not through these
  * properties ({@code dev.weft.proxy.upstream.UpstreamSaslHandshake}, which reads the password per
  * connection); a pass-through virtual cluster's client connections forward the client's own SASL.
@@ -24,8 +26,16 @@ public final class DiscoveryClientSecurity {
         if (sasl != null) {
             p.put("security.protocol", tls == null ? "SASL_PLAINTEXT" : "SASL_SSL");
             p.put("sasl.mechanism", sasl.mechanism().kafkaName);
-            p.put("sasl.jaas.config", sasl.mechanism().loginModule + " required username=\"" + escape(sasl.username())
-                    + "\" password=\"" + escape(new String(sasl.password().reveal())) + "\";");
+            if (sasl.mechanism() == WeftConfig.SaslMechanism.OAUTHBEARER) {
+                // the token's secret reference, not its value: the login reads it on every login and refresh
+                String reference = sasl.token().source().equals("(inline)") ? new String(sasl.token().reveal()) : sasl.token().source();
+                p.put("sasl.login.callback.handler.class", StaticBearerTokenLogin.class.getName());
+                p.put("sasl.jaas.config", sasl.mechanism().loginModule + " required " + StaticBearerTokenLogin.TOKEN_OPTION + "=\""
+                        + escape(reference) + "\";");
+            } else {
+                p.put("sasl.jaas.config", sasl.mechanism().loginModule + " required username=\"" + escape(sasl.username())
+                        + "\" password=\"" + escape(new String(sasl.password().reveal())) + "\";");
+            }
         }
         if (tls == null) {
             return p;

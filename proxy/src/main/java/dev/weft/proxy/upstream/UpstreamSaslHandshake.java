@@ -33,6 +33,8 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.security.auth.SaslExtensions;
+import org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerClientInitialResponse;
 import org.apache.kafka.common.security.scram.ScramExtensionsCallback;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClient;
@@ -43,18 +45,21 @@ import org.slf4j.LoggerFactory;
  * Authenticates a connection Weft opens itself to a broker with the cluster's credentials
  * ({@code clusters.NAME.sasl}), before the link uses it: SaslHandshake v1 for the mechanism, then
  * SaslAuthenticate v2 rounds (PLAIN: one message; SCRAM-SHA-256/512: kafka-clients' own
- * {@link ScramSaslClient}), with the handler's own correlation ids. Sits after the
+ * {@link ScramSaslClient}; OAUTHBEARER: the RFC 7628 initial client response with the static bearer
+ * token, {@link OAuthBearerClientInitialResponse}; on the broker's error challenge the handler answers
+ * {@code \x01}, as RFC 7628 asks, and fails with the broker's error and challenge), with the handler's own
+ * correlation ids. Sits after the
  * {@link KafkaFrameDecoder} (frames arrive with their size prefix) and before the link's handler.
  *
  * <p>Until the broker accepted the credentials, every frame the link writes is held here, in order,
  * and {@code channelActive} and reads do not go on; on success the held frames go out in order and the
  * handler leaves the pipeline. On failure (an error code, a mechanism the listener does not enable, a
  * SCRAM exception, the connection closing, no answer within the timeout) the held frames are released,
- * one WARN line names the broker, user and mechanism (at most one per cluster every 10 s; DEBUG
+ * one WARN line names the broker, user (or the bearer token's secret) and mechanism (at most one per cluster every 10 s; DEBUG
  * otherwise), and a {@link UpstreamSaslException} carrying that reason goes to the link, which fails
- * with it and closes the channel. The password is read from its {@link dev.weft.proxy.config.Secret}
- * when the connection is up (a rotated {@code file:} secret is used by the next connection) and wiped
- * once authentication ended; it is never logged.
+ * with it and closes the channel. The password (or bearer token) is read from its
+ * {@link dev.weft.proxy.config.Secret} when the connection is up (a rotated {@code file:} secret is used by
+ * the next connection) and dropped once authentication ended; it is never logged.
  *
  * <p>Not sharable: one per connection, on its event loop.
  */
@@ -78,6 +83,8 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     /** The handler's correlation ids: the link's own start at 0 and are only sent after authenticating. */
     private static final int FIRST_CORRELATION_ID = 0x5A5A0000;
     private static final String CLIENT_ID = "weft";
+    /** RFC 7628 §3.2.3: the client's answer to the server's error challenge. */
+    private static final byte[] OAUTHBEARER_ERROR_ACK = {0x01};
 
     private enum State { WAITING, HANDSHAKE, AUTHENTICATE, DONE, FAILED }
 
@@ -93,6 +100,9 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     private int correlationId = FIRST_CORRELATION_ID;
     private char[] password;
     private SaslClient scram;
+    /** OAUTHBEARER: the bearer token while authenticating, and the broker's error challenge once it sent one. */
+    private String bearer;
+    private String bearerChallenge;
     private ScheduledFuture<?> timeout;
 
     /**
@@ -127,13 +137,29 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         }
         timeout = ctx.executor().schedule(() -> fail(ctx, "the broker did not finish it within " + timeoutMillis + " ms"),
                 timeoutMillis, TimeUnit.MILLISECONDS);
-        try {
-            password = credentials.password().reveal();
-        } catch (IllegalArgumentException e) {
-            fail(ctx, "the password (" + credentials.password().source() + ") cannot be read: " + e.getMessage());
-            return;
+        if (oauth()) {
+            try {
+                char[] chars = credentials.token().reveal();
+                bearer = new String(chars);
+                Arrays.fill(chars, '\0');
+            } catch (IllegalArgumentException e) {
+                fail(ctx, "the bearer token (" + credentials.token().source() + ") cannot be read: " + e.getMessage());
+                return;
+            }
+            if (bearer.isBlank()) {
+                fail(ctx, "the bearer token (" + credentials.token().source() + ") is empty");
+                return;
+            }
+        } else {
+            try {
+                password = credentials.password().reveal();
+            } catch (IllegalArgumentException e) {
+                fail(ctx, "the password (" + credentials.password().source() + ") cannot be read: " + e.getMessage());
+                return;
+            }
         }
-        if (credentials.mechanism() != WeftConfig.SaslMechanism.PLAIN) {
+        if (credentials.mechanism() == WeftConfig.SaslMechanism.SCRAM_SHA_256
+                || credentials.mechanism() == WeftConfig.SaslMechanism.SCRAM_SHA_512) {
             try {
                 scram = new ScramSaslClient(ScramMechanism.forMechanismName(credentials.mechanism().kafkaName), this::callbacks);
             } catch (java.security.NoSuchAlgorithmException e) {
@@ -143,6 +169,10 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         }
         state = State.HANDSHAKE;
         send(ctx, HANDSHAKE, HANDSHAKE_VERSION, new SaslHandshakeRequestData().setMechanism(credentials.mechanism().kafkaName));
+    }
+
+    private boolean oauth() {
+        return credentials.mechanism() == WeftConfig.SaslMechanism.OAUTHBEARER;
     }
 
     private void callbacks(Callback[] callbacks) throws UnsupportedCallbackException {
@@ -196,7 +226,11 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
                 return;
             }
             state = State.AUTHENTICATE;
-            if (scram == null) {
+            if (oauth()) {
+                byte[] message = new OAuthBearerClientInitialResponse(bearer, SaslExtensions.empty()).toBytes();
+                authenticate(ctx, message);
+                Arrays.fill(message, (byte) 0);
+            } else if (scram == null) {
                 byte[] message = plainMessage();
                 authenticate(ctx, message);
                 Arrays.fill(message, (byte) 0);
@@ -208,7 +242,23 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         SaslAuthenticateResponseData answer = (SaslAuthenticateResponseData) body;
         Errors error = Errors.forCode(answer.errorCode());
         if (error != Errors.NONE) {
-            fail(ctx, error.name() + ": " + (answer.errorMessage() != null ? answer.errorMessage() : error.message()));
+            String message = answer.errorMessage() != null ? answer.errorMessage() : error.message();
+            if (message.equals(bearerChallenge)) { // a broker may repeat its challenge as the error message
+                bearerChallenge = null;
+            }
+            fail(ctx, error.name() + ": " + message + bearerHint());
+            return;
+        }
+        if (oauth()) {
+            byte[] challenge = answer.authBytes();
+            if (bearerChallenge != null) { // the broker must end with an error after the challenge
+                fail(ctx, "the broker refused the bearer token" + bearerHint());
+            } else if (challenge != null && challenge.length > 0) { // RFC 7628 error challenge: acknowledge it
+                bearerChallenge = new String(challenge, StandardCharsets.UTF_8);
+                authenticate(ctx, OAUTHBEARER_ERROR_ACK.clone());
+            } else {
+                succeed(ctx, answer.sessionLifetimeMs());
+            }
             return;
         }
         if (scram == null) {
@@ -223,6 +273,24 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         } else {
             authenticate(ctx, next);
         }
+    }
+
+    /** What the broker's error challenge and the token's own expiry say, for a refused bearer token. */
+    private String bearerHint() {
+        if (!oauth()) {
+            return "";
+        }
+        StringBuilder hint = new StringBuilder();
+        if (bearerChallenge != null) {
+            hint.append(" (the broker's challenge: ").append(bearerChallenge).append(')');
+        }
+        if (bearer != null) {
+            java.util.OptionalLong expires = StaticBearerTokenLogin.expiresAtMs(bearer);
+            if (expires.isPresent() && expires.getAsLong() <= System.currentTimeMillis()) {
+                hint.append("; the token expired at ").append(java.time.Instant.ofEpochMilli(expires.getAsLong()));
+            }
+        }
+        return hint.toString();
     }
 
     /** PLAIN's one message: {@code \0username\0password}, UTF-8. */
@@ -265,7 +333,7 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     private void succeed(ChannelHandlerContext ctx, long sessionLifetimeMs) {
         state = State.DONE;
         ended();
-        LOG.debug("{} ({}): authenticated as '{}' with {}{}", name, address, credentials.username(),
+        LOG.debug("{} ({}): authenticated {} with {}{}", name, address, credentials.describe(),
                 credentials.mechanism().kafkaName, sessionLifetimeMs > 0 ? " (session lifetime " + sessionLifetimeMs + " ms)" : "");
         boolean any = !held.isEmpty();
         Object msg;
@@ -286,8 +354,8 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         }
         state = State.FAILED;
         ended();
-        UpstreamSaslException failure = new UpstreamSaslException("SASL authentication as '" + credentials.username()
-                + "' with " + credentials.mechanism().kafkaName + " failed: " + why);
+        UpstreamSaslException failure = new UpstreamSaslException("SASL authentication " + credentials.describe()
+                + " with " + credentials.mechanism().kafkaName + " failed: " + why);
         releaseHeld(failure);
         if (warnings == null || warnings.tryPass()) {
             LOG.warn("{} ({}): {}", name, address, failure.getMessage());
@@ -307,6 +375,7 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
             Arrays.fill(password, '\0');
             password = null;
         }
+        bearer = null;
         if (scram != null) {
             try {
                 scram.dispose();
