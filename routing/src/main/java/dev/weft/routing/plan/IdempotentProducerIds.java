@@ -30,13 +30,16 @@ public final class IdempotentProducerIds {
         int route = allocatingRoute(ctx);
         return Step.send(new Part(route, Destination.ANY, version, init), answer -> {
             if (answer.failed()) {
-                return Step.respond(Refusals.errorResponse(init, version, Errors.COORDINATOR_NOT_AVAILABLE,
+                // what a broker answers while it cannot allocate (retried as it is): COORDINATOR_NOT_AVAILABLE
+                // would make kafka-clients look up the coordinator of a null transactional id (its I/O thread
+                // then fails writing FindCoordinator, again and again)
+                return Step.respond(Refusals.errorResponse(init, version, Errors.COORDINATOR_LOAD_IN_PROGRESS,
                         "cluster '" + ctx.routeName(route) + "' could not allocate a producer id: " + answer.reason()));
             }
             InitProducerIdResponseData body = (InitProducerIdResponseData) answer.body();
             if (body.errorCode() == Errors.NONE.code() && body.producerId() >= 0) {
                 if (body.producerId() > ALLOCATED_MASK) {
-                    return Step.respond(Refusals.errorResponse(init, version, Errors.COORDINATOR_NOT_AVAILABLE,
+                    return Step.respond(Refusals.errorResponse(init, version, Errors.UNKNOWN_SERVER_ERROR,
                             "cluster '" + ctx.routeName(route) + "' allocated producer id " + body.producerId()
                                     + ", above 2^" + ROUTE_SHIFT + ": it cannot carry its route"));
                 }

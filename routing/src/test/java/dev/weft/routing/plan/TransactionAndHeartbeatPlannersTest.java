@@ -204,6 +204,11 @@ class TransactionAndHeartbeatPlannersTest {
         assertEquals(IdempotentProducerIds.HOME_ROUTE, none.sent().getFirst().route());
         assertEquals(Destination.ANY, none.sent().getFirst().to());
         assertEquals(4242, ((InitProducerIdResponseData) none.response()).producerId());
+        // the home route down: retriable as a broker answers it, never a coordinator error (kafka-clients would
+        // look up the coordinator of a null transactional id)
+        PlanDriver.Outcome down = driver(EU).run(planner(ApiKeys.INIT_PRODUCER_ID),
+                new InitProducerIdRequestData().setTransactionalId(null), (short) 5, p -> Answer.failed(Errors.NETWORK_EXCEPTION, "down"));
+        assertError(Errors.COORDINATOR_LOAD_IN_PROGRESS, ((InitProducerIdResponseData) down.response()).errorCode());
         EndTxnRequestData end = new EndTxnRequestData().setTransactionalId("tx").setCommitted(true);
         assertTrue(driver(US).run(planner(ApiKeys.END_TXN), end, (short) 4, p -> null).forwarded());
         assertError(Errors.NOT_COORDINATOR, ((EndTxnResponseData) driver(EU).run(planner(ApiKeys.END_TXN), end,
