@@ -4,16 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.weft.proxy.cli.CredentialsCommand;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
 import dev.weft.testkit.KafkaClusterConfig;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,10 +45,7 @@ class AuditPrincipalTest {
     void auditRecordsCarryTheAuthenticatedPrincipal(@TempDir Path dir) throws Exception {
         Path users = dir.resolve("users");
         for (String user : List.of("alice", "bob")) {
-            int code = CredentialsCommand.run(new String[] {"credentials", "add", users.toString(), user},
-                    new ByteArrayInputStream((user + "-secret\n").getBytes(StandardCharsets.UTF_8)), new PrintStream(new ByteArrayOutputStream()),
-                    new PrintStream(new ByteArrayOutputStream()));
-            assertEquals(0, code);
+            TestCredentials.add(users, user, user + "-secret");
         }
         prod.createTopic("orders", 1, 1);
         side.createTopic("weft-audit", 1, 1);

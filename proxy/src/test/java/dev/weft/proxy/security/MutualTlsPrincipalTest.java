@@ -8,7 +8,6 @@ import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.weft.iocore.testing.LogCapture;
-import dev.weft.proxy.cli.CredentialsCommand;
 import dev.weft.proxy.conformance.ExternalProcess;
 import dev.weft.proxy.conformance.Prerequisites;
 import dev.weft.proxy.server.WeftProxy;
@@ -17,10 +16,6 @@ import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.proxy.testing.TestPki;
 import dev.weft.testkit.KafkaCluster;
 import dev.weft.testkit.KafkaClusterConfig;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,10 +62,7 @@ class MutualTlsPrincipalTest {
         TestPki.Issued kcatCert = pki.issue("Kcat,O=Weft");
         TestPki.Issued mallory = pki.issue("Mallory,O=Elsewhere");
         Path users = dir.resolve("users");
-        int code = CredentialsCommand.run(new String[] {"credentials", "add", users.toString(), "bob"},
-                new ByteArrayInputStream("bob-secret\n".getBytes(StandardCharsets.UTF_8)), new PrintStream(new ByteArrayOutputStream()),
-                new PrintStream(new ByteArrayOutputStream()));
-        assertEquals(0, code);
+        TestCredentials.add(users, "bob", "bob-secret");
         kafka.createTopic("orders", 1, 1);
         kafka.createTopic("weft-audit", 1, 1);
         String tls = "{ certificate: \"%s\", key: \"%s\", trustCertificates: \"%s\", clientAuth: required"

@@ -3,16 +3,12 @@ package dev.weft.proxy.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.cli.CredentialsCommand;
 import dev.weft.proxy.conformance.ExternalProcess;
 import dev.weft.proxy.conformance.Prerequisites;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ProxyFixture;
 import dev.weft.testkit.KafkaCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,11 +121,7 @@ class SaslEndToEndTest {
     }
 
     private static void addUser(String user, String password) {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = CredentialsCommand.run(new String[] {"credentials", "add", credentials.toString(), user},
-                new ByteArrayInputStream((password + "\n").getBytes(StandardCharsets.UTF_8)), new PrintStream(new ByteArrayOutputStream()),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        TestCredentials.add(credentials, user, password);
     }
 
     private static WeftProxy start(Kind kind) {

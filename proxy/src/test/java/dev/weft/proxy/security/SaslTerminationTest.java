@@ -5,18 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.cli.CredentialsCommand;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.RawKafkaClient;
 import dev.weft.proxy.testing.ScrapedMetrics;
 import dev.weft.proxy.testing.VirtualClusterFixture;
 import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,12 +92,7 @@ class SaslTerminationTest {
     }
 
     private static void addUser(String user, String password) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = CredentialsCommand.run(new String[] {"credentials", "add", credentials.toString(), user},
-                new ByteArrayInputStream((password + "\n").getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertEquals(0, code, out + " " + err);
+        TestCredentials.add(credentials, user, password);
     }
 
     private static Map<String, Object> client(VirtualClusterKind kind, String mechanism, String user, String password) {

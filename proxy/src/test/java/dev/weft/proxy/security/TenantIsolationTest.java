@@ -6,16 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.weft.proxy.cli.CredentialsCommand;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.VirtualClusterFixture;
 import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -112,11 +107,7 @@ class TenantIsolationTest {
     }
 
     private static void addUser(String user, String password) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int code = CredentialsCommand.run(new String[] {"credentials", "add", credentials.toString(), user},
-                new ByteArrayInputStream((password + "\n").getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
-        assertEquals(0, code, out.toString());
+        TestCredentials.add(credentials, user, password);
     }
 
     private static Map<String, Object> sasl(String user) {
