@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  *   <li>{@code GET /switches}, {@code POST /switches/NAME?to=ROUTE}: the switches, and moving one
  *       ({@link SwitchEndpoint}), once the virtual clusters run.
+ *   <li>{@code POST /reload}: reads the config file again and applies what changed ({@link ReloadEndpoint}).
  * </ul>
  *
  * <p>It serves no configuration and nothing else. Bound to localhost unless configured otherwise.
@@ -82,6 +83,11 @@ public final class AdminServer implements AutoCloseable {
     /** Serves {@code /switches} (list and move switches, {@link SwitchEndpoint}) from now on. */
     public void serveSwitches(Supplier<dev.weft.proxy.switching.Switches> switches) {
         server.createContext(SwitchEndpoint.PATH, new SwitchEndpoint(switches));
+    }
+
+    /** Serves {@code POST /reload} ({@link ReloadEndpoint}) from now on. */
+    public void serveReload(Supplier<dev.weft.proxy.reload.ReloadOutcome> reload) {
+        server.createContext(ReloadEndpoint.PATH, new ReloadEndpoint(reload));
     }
 
     /** Where it listens (the actual port when bound to port 0). */

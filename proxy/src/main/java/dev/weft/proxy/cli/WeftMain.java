@@ -90,6 +90,9 @@ public final class WeftMain {
         }
         proxy.adminAddress().ifPresent(a -> out.println("weft: admin endpoint http://" + a.getHostString() + ":" + a.getPort()
                 + "/ (metrics, livez, readyz)"));
+        reloadOnHangup(proxy);
+        out.println("weft: to apply a changed " + file + ": kill -HUP " + ProcessHandle.current().pid()
+                + (proxy.adminAddress().isPresent() ? " or POST /reload on the admin endpoint" : ""));
         awaitShutdown(proxy);
         return 0;
     }
@@ -100,6 +103,21 @@ public final class WeftMain {
                 + " (Kafka's internals, e.g. slow-controller warnings on a busy machine; Weft's own lines stay here)");
         awaitShutdown(Demo.start(out));
         return 0;
+    }
+
+    /**
+     * SIGHUP reads the config file again and applies what changed (the outcome is logged). The JDK's
+     * signal API is the only way to take a signal without native code; a JVM without it (not HotSpot)
+     * reloads through the admin endpoint only.
+     */
+    @SuppressWarnings("removal")
+    static void reloadOnHangup(WeftProxy proxy) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+                    signal -> Thread.ofVirtual().name("weft-reload-sighup").start(proxy::reload));
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            org.slf4j.LoggerFactory.getLogger(WeftMain.class).warn("SIGHUP cannot be handled here ({}); reload with POST /reload", e.toString());
+        }
     }
 
     /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then closes the proxy. */

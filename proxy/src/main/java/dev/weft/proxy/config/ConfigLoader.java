@@ -114,7 +114,7 @@ public final class ConfigLoader {
         if (!problems.isEmpty()) {
             throw problems.toException();
         }
-        return new WeftConfig(source, server, admin, routers, clusters, virtualClusters);
+        return new WeftConfig(source, server, admin, routers, clusters, virtualClusters, ConfigFingerprints.of(root));
     }
 
     private static ServerSettings server(ConfigNode n) {

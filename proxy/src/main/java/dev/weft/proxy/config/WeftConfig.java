@@ -9,6 +9,7 @@ import java.util.Map;
  * @param server process-wide settings (event loops, transport, limits)
  * @param clusters the real Kafka clusters behind the proxy, by name
  * @param virtualClusters what clients connect to, by name
+ * @param fingerprints each section as written, for telling what a reload changed
  */
 public record WeftConfig(
         String source,
@@ -16,7 +17,8 @@ public record WeftConfig(
         AdminSettings admin,
         Map<String, dev.weft.routing.dag.RouterSpec> routers,
         Map<String, ClusterConfig> clusters,
-        Map<String, VirtualClusterConfig> virtualClusters) {
+        Map<String, VirtualClusterConfig> virtualClusters,
+        ConfigFingerprints fingerprints) {
 
     /**
      * @param transport "auto", "io_uring", "epoll" or "nio"

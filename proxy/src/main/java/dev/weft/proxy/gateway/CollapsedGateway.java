@@ -34,7 +34,7 @@ public final class CollapsedGateway implements Gateway {
     private final GatewayConfig config;
     private final String configPath;
     private final CollapsedNodes nodes;
-    private final SslContext tls;
+    private final ServerTls tls; // null: plaintext
     private final Supplier<ChannelHandler> certificatePrincipals; // null: no client certificates asked for
     private Channel listener;
 
@@ -43,7 +43,7 @@ public final class CollapsedGateway implements Gateway {
         this.config = config;
         this.configPath = configPath;
         this.nodes = nodes;
-        this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
+        this.tls = ServerTls.of(config.tls(), configPath + ".tls");
         this.certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(),
                 "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'");
     }
@@ -51,7 +51,7 @@ public final class CollapsedGateway implements Gateway {
     @Override
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions,
             SessionTarget bootstrapTarget, IntFunction<SessionTarget> brokerTarget) {
-        SslContext tls = this.tls;
+        ServerTls tls = this.tls;
         Supplier<ChannelHandler> certificatePrincipals = this.certificatePrincipals;
         listener = GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), config.bind().port()),
                 new ChannelInitializer<SocketChannel>() {
@@ -98,6 +98,11 @@ public final class CollapsedGateway implements Gateway {
     @Override
     public String describeRange() {
         return "the proxy nodes of collapsed virtual cluster '" + virtualCluster + "' are " + configPath.replaceAll("\\.gateways\\[\\d+\\]$", "") + ".nodes";
+    }
+
+    @Override
+    public Runnable prepareTlsReload() {
+        return tls == null ? () -> { } : tls.prepareReload();
     }
 
     @Override

@@ -33,6 +33,14 @@ public interface Gateway extends BrokerAddressBook, AutoCloseable {
 
     GatewayConfig config();
 
+    /**
+     * Reads the gateway's certificate files again (a config reload); nothing changes until the returned
+     * action runs, after which new TLS handshakes use them and open connections keep their own.
+     *
+     * @throws dev.weft.proxy.tls.TlsSetupException naming the file and setting that cannot be used
+     */
+    Runnable prepareTlsReload();
+
     /** The bootstrap address clients are given. */
     default String bootstrapAddress() {
         return bootstrapHost() + ":" + bootstrapPort();

@@ -32,7 +32,7 @@ public final class PortPerBrokerGateway implements Gateway {
     private final String virtualCluster;
     private final GatewayConfig config;
     private final String configPath;
-    private final SslContext tls;
+    private final ServerTls tls; // null: plaintext
     private final Supplier<ChannelHandler> certificatePrincipals; // null: no client certificates asked for
     private final List<Channel> listeners = new ArrayList<>();
 
@@ -45,7 +45,7 @@ public final class PortPerBrokerGateway implements Gateway {
         this.virtualCluster = virtualCluster;
         this.config = config;
         this.configPath = configPath;
-        this.tls = config.tls() == null ? null : TlsContexts.server(config.tls(), configPath + ".tls");
+        this.tls = ServerTls.of(config.tls(), configPath + ".tls");
         this.certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(),
                 "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'");
     }
@@ -71,7 +71,7 @@ public final class PortPerBrokerGateway implements Gateway {
 
     private void bindOne(EventLoops loops, BufferPolicy buffers, SessionSettings sessions, int port,
             SessionTarget target, String purpose, String path) {
-        SslContext tls = this.tls;
+        ServerTls tls = this.tls;
         Supplier<ChannelHandler> certificatePrincipals = this.certificatePrincipals;
         listeners.add(GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), port),
                 new ChannelInitializer<SocketChannel>() {
@@ -112,6 +112,11 @@ public final class PortPerBrokerGateway implements Gateway {
     @Override
     public String describeRange() {
         return "gateway '" + config.name() + "' serves node ids " + config.nodeIds() + ", " + configPath + ".brokerPorts.nodeIds";
+    }
+
+    @Override
+    public Runnable prepareTlsReload() {
+        return tls == null ? () -> { } : tls.prepareReload();
     }
 
     @Override

@@ -35,7 +35,7 @@ public final class SniGateway implements Gateway {
     private final GatewayConfig config;
     private final String configPath;
     private final SniNames names;
-    private final SslContext tls;
+    private final ServerTls tls;
     private Channel listener;
 
     public SniGateway(String virtualCluster, GatewayConfig config, String configPath) {
@@ -43,21 +43,19 @@ public final class SniGateway implements Gateway {
         this.config = config;
         this.configPath = configPath;
         this.names = config.sni();
-        this.tls = TlsContexts.server(config.tls(), configPath + ".tls");
+        this.tls = ServerTls.of(config.tls(), configPath + ".tls");
     }
 
     @Override
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions,
             SessionTarget bootstrapTarget, IntFunction<SessionTarget> brokerTarget) {
-        // Every name gets the same certificate; the name only routes.
-        var certificates = new DomainWildcardMappingBuilder<>(tls).build();
         String describe = "gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'";
         Supplier<ChannelHandler> certificatePrincipals = TlsClientPrincipal.forGateway(config.tls(), describe);
         listener = GatewayListeners.bind(loops, buffers, new InetSocketAddress(config.bind().host(), config.bind().port()),
                 new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new SniHandler(certificates)); // replaced by the SslHandler for the name
+                        ch.pipeline().addLast(tls.newSniHandler()); // replaced by the SslHandler for the name
                         if (certificatePrincipals != null) {
                             ch.pipeline().addLast(certificatePrincipals.get());
                         }
@@ -67,6 +65,11 @@ public final class SniGateway implements Gateway {
         LOG.info("virtual cluster '{}', gateway '{}': TLS with SNI on {}:{} (bootstrap {}, brokers {})",
                 virtualCluster, config.name(), config.bind().host(), config.bind().port(), names.bootstrapHost(),
                 names.brokerHostPrefix() + SniNames.NODE_ID_PLACEHOLDER + names.brokerHostSuffix());
+    }
+
+    @Override
+    public Runnable prepareTlsReload() {
+        return tls.prepareReload();
     }
 
     @Override

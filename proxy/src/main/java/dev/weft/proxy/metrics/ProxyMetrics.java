@@ -27,8 +27,11 @@ public final class ProxyMetrics implements SessionMetricsFactory {
 
     private final SessionMetricsLayout layout;
     private final ToIntFunction<EventLoop> coreIndexOf;
-    private final Map<String, PerVirtualCluster> byVirtualCluster;
-    private final List<String> order;
+    private final int coreCount;
+    // Replaced whole (copy on write) when a config reload adds or removes a virtual cluster; sessions
+    // read it once when they open.
+    private volatile Map<String, PerVirtualCluster> byVirtualCluster;
+    private volatile List<String> order;
 
     /**
      * @param virtualClusters the names of every virtual cluster sessions may report for
@@ -45,6 +48,7 @@ public final class ProxyMetrics implements SessionMetricsFactory {
     public ProxyMetrics(Collection<String> virtualClusters, int coreCount, ToIntFunction<EventLoop> coreIndexOf) {
         this.layout = new SessionMetricsLayout();
         this.coreIndexOf = coreIndexOf;
+        this.coreCount = coreCount;
         Map<String, PerVirtualCluster> map = new LinkedHashMap<>();
         for (String vc : virtualClusters) {
             map.put(vc, new PerVirtualCluster(vc, layout, coreCount));
@@ -56,6 +60,20 @@ public final class ProxyMetrics implements SessionMetricsFactory {
     /** What the metrics are laid out as, for the exporter's conversion. */
     public SessionMetricsLayout layout() {
         return layout;
+    }
+
+    /**
+     * Metrics for the virtual clusters a config reload added (kept for those it still has) and none for
+     * those it removed, in the new config's order.
+     */
+    public synchronized void reconfigure(java.util.Collection<String> virtualClusters) {
+        Map<String, PerVirtualCluster> map = new LinkedHashMap<>();
+        for (String vc : virtualClusters) {
+            PerVirtualCluster kept = byVirtualCluster.get(vc);
+            map.put(vc, kept != null ? kept : new PerVirtualCluster(vc, layout, coreCount));
+        }
+        this.order = List.copyOf(map.keySet());
+        this.byVirtualCluster = Map.copyOf(map);
     }
 
     /** Virtual cluster names, in config order. */
@@ -86,8 +104,12 @@ public final class ProxyMetrics implements SessionMetricsFactory {
      */
     public synchronized Map<String, MetricsSnapshot> collect() {
         Map<String, MetricsSnapshot> out = new LinkedHashMap<>();
+        Map<String, PerVirtualCluster> now = byVirtualCluster;
         for (String name : order) {
-            out.put(name, byVirtualCluster.get(name).exporter.collect());
+            PerVirtualCluster vc = now.get(name);
+            if (vc != null) {
+                out.put(name, vc.exporter.collect());
+            }
         }
         return out;
     }

@@ -16,6 +16,8 @@ import dev.weft.proxy.config.WeftConfig.ClusterConfig;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.proxy.gateway.Gateway;
 import dev.weft.proxy.metrics.ProxyMetrics;
+import dev.weft.proxy.reload.ConfigChanges;
+import dev.weft.proxy.reload.ReloadOutcome;
 import dev.weft.proxy.session.SessionRegistry;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
@@ -47,9 +49,14 @@ public final class WeftProxy implements AutoCloseable {
     /** Requests a client may pipeline before its upstream connection is up (clients send 1–2). */
     private static final int MAX_PENDING_FRAMES = 64;
 
-    private final WeftConfig config;
-    private final List<KafkaCluster> embedded = new ArrayList<>();
-    private final Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
+    /** The config in force: the one started with, then each applied reload's (server and admin stay as started). */
+    private volatile WeftConfig config;
+    private final List<KafkaCluster> embedded = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Replaced whole by a reload (read by the admin thread's readiness checks). */
+    private volatile Map<String, UpstreamCluster> clusters = new LinkedHashMap<>();
+    private final dev.weft.proxy.reload.ReloadCounters reloads = new dev.weft.proxy.reload.ReloadCounters();
+    private BufferPolicy buffers;
+    private SessionSettings sessions;
     private final Map<String, VirtualClusterRuntime> virtualClusters = new java.util.concurrent.ConcurrentHashMap<>();
     private EventLoops loops;
     private final SessionRegistry registry = new SessionRegistry();
@@ -85,9 +92,7 @@ public final class WeftProxy implements AutoCloseable {
 
     private void startUp() {
         for (ClusterConfig c : config.clusters().values()) {
-            String where = "clusters." + c.name() + ".tls";
-            clusters.put(c.name(), new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
-                    c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl()));
+            clusters.put(c.name(), upstream(c));
         }
         WeftConfig.ServerSettings server = config.server();
         EventLoopsConfig loopsConfig = EventLoopsConfig.defaults()
@@ -98,10 +103,10 @@ public final class WeftProxy implements AutoCloseable {
             loopsConfig = loopsConfig.withLoopCount(server.eventLoops());
         }
         loops = EventLoops.start(loopsConfig);
-        BufferPolicy buffers = BufferPolicy.defaults();
+        buffers = BufferPolicy.defaults();
         metrics = new ProxyMetrics(config.virtualClusters().values().stream().map(VirtualClusterConfig::name).toList(), loops);
         startAdmin();
-        SessionSettings sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
+        sessions = new SessionSettings(loops, buffers, server.maxFrameBytes(),
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
                 server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests(),
                 partialFrames = dev.weft.proxy.session.PartialFrameBudgets.of(loops, server.maxPartialFrameBytesPerConnection(),
@@ -137,6 +142,12 @@ public final class WeftProxy implements AutoCloseable {
         }
     }
 
+    private UpstreamCluster upstream(ClusterConfig c) {
+        String where = "clusters." + c.name() + ".tls";
+        return new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
+                c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl());
+    }
+
     private List<InetSocketAddress> bootstrapOf(ClusterConfig c) {
         List<HostPort> addresses = c.bootstrap();
         if (c.isEmbedded()) {
@@ -155,6 +166,197 @@ public final class WeftProxy implements AutoCloseable {
             resolved.add(new InetSocketAddress(hp.host(), hp.port()));
         }
         return resolved;
+    }
+
+    /**
+     * Reads the config file this proxy was started from again and applies what changed ({@link #reload(WeftConfig)});
+     * a file that does not validate is refused with the errors {@code weft validate} gives.
+     */
+    public ReloadOutcome reload() {
+        WeftConfig next;
+        try {
+            next = dev.weft.proxy.config.ConfigLoader.load(java.nio.file.Path.of(config.source()));
+        } catch (dev.weft.proxy.config.ConfigException e) {
+            return finish(ReloadOutcome.refused(e.problems()));
+        }
+        return reload(next);
+    }
+
+    /**
+     * Applies a new config without a restart, with the least disruption ({@link ConfigChanges}):
+     * virtual clusters it adds start and bind; those it removes stop accepting, drain (in-flight requests
+     * finish, up to {@code server.drainTimeoutMs}) and close; a changed one gets a new runtime that takes
+     * over the unchanged gateways' listening sockets and the client connections (each moves once it has
+     * nothing in flight, still connected: {@code VirtualClusterRuntime.takeOver}); unchanged ones are not
+     * touched. Every TLS gateway reads its certificate files again, for new handshakes. Everything new is
+     * started before anything old is changed, so a reload that cannot start (a cluster unreachable, a
+     * certificate unreadable, a name collision) is refused whole and the old config keeps serving.
+     */
+    public synchronized ReloadOutcome reload(WeftConfig next) {
+        if (closing) {
+            return ReloadOutcome.refused(List.of("the proxy is shutting down"));
+        }
+        WeftConfig before = config;
+        ConfigChanges changes = ConfigChanges.between(before, next);
+        List<String> refusals = switchesTouched(changes, next);
+        if (!refusals.isEmpty()) {
+            return finish(ReloadOutcome.refused(refusals));
+        }
+        // 1. Prepare: read certificates, start new clusters and runtimes; nothing serves them yet.
+        List<Runnable> tls = new ArrayList<>();
+        Map<String, UpstreamCluster> nextClusters = new LinkedHashMap<>();
+        List<UpstreamCluster> started = new ArrayList<>();
+        Map<String, VirtualClusterRuntime> startedRuntimes = new LinkedHashMap<>();
+        try {
+            virtualClusters.forEach((name, rt) -> {
+                if (!changes.removed().contains(name)) {
+                    tls.add(rt.prepareTlsReload());
+                }
+            });
+            for (ClusterConfig c : next.clusters().values()) {
+                if (changes.clusters().contains(c.name())) {
+                    UpstreamCluster u = upstream(c);
+                    started.add(u);
+                    nextClusters.put(c.name(), u);
+                } else {
+                    nextClusters.put(c.name(), clusters.get(c.name()));
+                }
+            }
+            for (VirtualClusterConfig vc : next.virtualClusters().values()) {
+                if (changes.added().contains(vc.name()) || changes.changed().contains(vc.name())) {
+                    VirtualClusterRuntime old = virtualClusters.get(vc.name());
+                    boolean sameAuthentication = old != null && vc.authentication() != null && before.fingerprints().authentication()
+                            .get(vc.name()).equals(next.fingerprints().authentication().get(vc.name()));
+                    startedRuntimes.put(vc.name(), VirtualClusters.start(next, vc, nextClusters, replicaId(),
+                            sameAuthentication ? old : null));
+                }
+            }
+        } catch (RuntimeException e) {
+            startedRuntimes.values().forEach(VirtualClusterRuntime::close);
+            started.forEach(UpstreamCluster::close);
+            return finish(ReloadOutcome.refused(List.of(e.getMessage() != null ? e.getMessage() : e.toString())));
+        }
+        // 2. Commit: from here on nothing is refused; a gateway that cannot bind is reported.
+        List<String> lines = new ArrayList<>(changes.restartOnly());
+        tls.forEach(Runnable::run);
+        long tlsGateways = next.virtualClusters().values().stream().flatMap(v -> v.gateways().stream()).filter(g -> g.tls() != null).count();
+        if (tlsGateways > 0) {
+            lines.add(tlsGateways + " TLS gateway(s) read their certificate files again: new handshakes use them");
+        }
+        List<VirtualClusterRuntime> removed = new ArrayList<>();
+        for (String name : changes.removed()) {
+            VirtualClusterRuntime old = virtualClusters.remove(name);
+            old.stopAccepting(); // before its metrics go: no new connection may start on it
+            removed.add(old);
+        }
+        metrics.reconfigure(next.virtualClusters().keySet());
+        Map<String, UpstreamCluster> retiredClusters = new LinkedHashMap<>(clusters);
+        retiredClusters.values().removeAll(nextClusters.values());
+        clusters = nextClusters;
+        Duration drain = Duration.ofMillis(before.server().drainTimeoutMillis());
+        startedRuntimes.forEach((name, rt) -> {
+            VirtualClusterRuntime old = virtualClusters.get(name);
+            List<String> problems;
+            if (old == null) {
+                problems = bindAdded(rt);
+            } else {
+                problems = rt.takeOver(old, adoptedGateways(before, next, name), loops, buffers, sessions, drain);
+            }
+            problems.forEach(p -> lines.add("virtual cluster '" + name + "': " + p));
+            virtualClusters.put(name, rt);
+        });
+        for (VirtualClusterRuntime old : removed) {
+            Thread.ofVirtual().name("weft-reload-remove-" + old.name()).start(() -> old.remove(drain));
+        }
+        if (!retiredClusters.isEmpty()) {
+            // the runtimes still draining off them are closed within two drain timeouts
+            Thread.ofVirtual().name("weft-reload-clusters").start(() -> {
+                try {
+                    Thread.sleep(drain.multipliedBy(2).plusSeconds(10));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                retiredClusters.values().forEach(UpstreamCluster::close);
+            });
+        }
+        for (UpstreamCluster c : started) {
+            c.refresh();
+        }
+        config = new WeftConfig(next.source(), before.server(), before.admin(), next.routers(), next.clusters(),
+                next.virtualClusters(), next.fingerprints());
+        lines.add(0, changes.describe());
+        return finish(ReloadOutcome.applied(lines));
+    }
+
+    private List<String> bindAdded(VirtualClusterRuntime rt) {
+        try {
+            rt.bind(loops, buffers, sessions);
+            return List.of();
+        } catch (dev.weft.proxy.config.StartupException e) {
+            return List.of(e.getMessage());
+        }
+    }
+
+    /** Which gateway of the running virtual cluster each of its new gateways is, unchanged (-1: none). */
+    private static int[] adoptedGateways(WeftConfig before, WeftConfig next, String virtualCluster) {
+        List<String> was = before.fingerprints().gateways().get(virtualCluster);
+        List<String> now = next.fingerprints().gateways().get(virtualCluster);
+        boolean[] taken = new boolean[was.size()];
+        int[] adopted = new int[now.size()];
+        for (int j = 0; j < now.size(); j++) {
+            adopted[j] = -1;
+            for (int i = 0; i < was.size(); i++) {
+                if (!taken[i] && was.get(i).equals(now.get(j))) {
+                    taken[i] = true;
+                    adopted[j] = i;
+                    break;
+                }
+            }
+        }
+        return adopted;
+    }
+
+    /**
+     * A switch's cutover state is its controller's (and the fleet's): a reload may not start, replace or
+     * remove the virtual clusters that use one (a restart does; moving it is {@code weft switch}).
+     */
+    private List<String> switchesTouched(ConfigChanges changes, WeftConfig next) {
+        List<String> out = new ArrayList<>();
+        for (String vc : changes.changed()) {
+            names(out, vc, virtualClusters.get(vc).routersOfDag().values().stream()
+                    .filter(r -> r instanceof dev.weft.routing.switching.SwitchRouter).map(dev.weft.routing.Router::name).toList());
+        }
+        for (String vc : changes.removed()) {
+            names(out, vc, virtualClusters.get(vc).routersOfDag().values().stream()
+                    .filter(r -> r instanceof dev.weft.routing.switching.SwitchRouter).map(dev.weft.routing.Router::name).toList());
+        }
+        for (String vc : changes.added()) {
+            names(out, vc, ConfigChanges.reachableRouters(next, vc).stream()
+                    .filter(r -> dev.weft.routing.switching.SwitchFactory.TYPE.equals(next.routers().get(r).type())).toList());
+        }
+        return out;
+    }
+
+    private static void names(List<String> out, String vc, List<String> switchRouters) {
+        if (!switchRouters.isEmpty()) {
+            out.add("virtualClusters." + vc + ": it uses switch router(s) " + String.join(", ", switchRouters)
+                    + ", which a reload cannot start, change or remove (restart the proxy; to move a switch, use weft switch)");
+        }
+    }
+
+    private ReloadOutcome finish(ReloadOutcome outcome) {
+        reloads.count(outcome, System.currentTimeMillis());
+        if (outcome.applied()) {
+            LOG.info("{} ({})", outcome.describe(), config.source());
+        } else {
+            LOG.warn("{} ({})", outcome.describe(), config.source());
+        }
+        return outcome;
+    }
+
+    /** How the reloads went (exported on /metrics). */
+    public dev.weft.proxy.reload.ReloadCounters reloads() {
+        return reloads;
     }
 
     /** Who this process is in the fleet state's log lines: host name and process id. */
@@ -247,7 +449,9 @@ public final class WeftProxy implements AutoCloseable {
         registry.register(new dev.weft.proxy.admin.BufferPoolCollector(BufferPolicy.sharedPooledDirect()));
         registry.register(new dev.weft.proxy.admin.SwitchCollector(() -> switches == null ? List.of()
                 : switches.all().stream().map(dev.weft.proxy.switching.SwitchController::status).toList()));
+        registry.register(new dev.weft.proxy.admin.ReloadCollector(reloads));
         admin = AdminServer.start(config.admin().bind(), "admin.bind", registry, this::readiness);
+        admin.serveReload(this::reload);
     }
 
     /** Where the admin endpoint listens (the real port when configured with port 0); empty when disabled. */

@@ -123,6 +123,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     private int parkedRoute;
     private short parkedVersion;
     private long lastReadNanos;
+    /** The runtime a config reload replaced this session's with: it moves there once nothing is in flight. */
+    private VirtualClusterRuntime successor;
 
     Session(VirtualClusterRuntime runtime, SessionSettings settings, BrokerAddressBook addresses, int virtualNodeId) {
         this.runtime = runtime;
@@ -188,13 +190,77 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         client = ctx.channel();
         metrics = settings.metrics().metricsFor(runtime.name(), client.eventLoop());
         settings.registry().register(client);
-        runtime.clients().register(client);
         metrics.connectionOpened();
+        serveHere();
+        client.config().setAutoRead(true);
+        ctx.fireChannelActive();
+    }
+
+    /** Counts the connection in its runtime and opens its own broker link; then follows a reload that came first. */
+    private void serveHere() {
+        runtime.clients().register(client);
         if (ownRoute >= 0) {
             links.openOwn(runtime.bijection().realNodeId(virtualNodeId));
         }
-        client.config().setAutoRead(true);
-        ctx.fireChannelActive();
+        VirtualClusterRuntime next = runtime.successor(); // replaced while this connection was being set up
+        if (next != null) {
+            moveTo(next);
+        }
+    }
+
+    /**
+     * A config reload replaced this virtual cluster's runtime: nothing more is taken from the client
+     * until what is in flight is answered, then the connection moves ({@link #moveIfQuiet}).
+     */
+    private void moveTo(VirtualClusterRuntime next) {
+        if (isClosed() || isDraining()) {
+            return;
+        }
+        successor = next;
+        updateClientReading();
+        moveIfQuiet();
+    }
+
+    /**
+     * Hands the client connection to a new session on the successor runtime, with nothing in flight: this
+     * session's broker links close (the new one opens its own as it needs them) and the client keeps its
+     * TCP connection, principal and queued requests. A connection that cannot carry on there (its gateway
+     * or its broker changed) is closed instead, so the client reconnects.
+     */
+    private void moveIfQuiet() {
+        if (successor == null || !slots.isEmpty() || parkedFrame != null || isClosed()) {
+            return;
+        }
+        VirtualClusterRuntime next = successor;
+        successor = null;
+        String why = next.whyNotAdopt(runtime, addresses, virtualNodeId);
+        if (why != null) {
+            state(new Lifecycle.Draining("virtual cluster '" + runtime.name() + "' was reconfigured and " + why));
+            LOG.info("{}: the virtual cluster was reconfigured and {}; closing so the client reconnects", describe(), why);
+            finishDrain();
+            return;
+        }
+        Session moved = new Session(next, settings, addresses, virtualNodeId);
+        moved.client = client;
+        moved.metrics = metrics; // same virtual cluster, same core
+        moved.lastReadNanos = lastReadNanos;
+        moved.pending.addAll(pending);
+        pending.clear();
+        state(new Lifecycle.Closed("moved to the reconfigured virtual cluster"));
+        links.closeAll();
+        if (produce != null) {
+            produce.release();
+        }
+        if (fetch != null) {
+            fetch.release();
+        }
+        runtime.clients().unregister(client);
+        LOG.debug("{}: moved to the reconfigured virtual cluster as {}", describe(), moved.id);
+        client.pipeline().replace(this, client.pipeline().context(this).name(), moved);
+        moved.serveHere();
+        moved.handlePending();
+        moved.updateClientReading();
+        moved.flushClient();
     }
 
     @Override
@@ -214,7 +280,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
 
     /** Requests are taken in order: not while one waits for a producer-id claim, nor beyond the in-flight cap. */
     private boolean canHandle() {
-        return parkedFrame == null && slots.size() < settings.maxInflightRequests();
+        return parkedFrame == null && successor == null && slots.size() < settings.maxInflightRequests();
     }
 
     private void handlePending() {
@@ -486,6 +552,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         updateClientReading();
         if (isDraining() && slots.isEmpty()) {
             finishDrain();
+        } else if (successor != null) {
+            moveIfQuiet();
         }
     }
 
@@ -716,6 +784,12 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof VirtualClusterRuntime.Successor next) {
+            if (next.runtime() != runtime) {
+                moveTo(next.runtime());
+            }
+            return;
+        }
         if (evt instanceof SessionRegistry.Drain drain) {
             state(new Lifecycle.Draining(drain.reason()));
             updateClientReading();

@@ -29,6 +29,18 @@ public final class SessionRegistry {
         clients.add(client); // removed by the group itself when the channel closes
     }
 
+    /** Stops counting {@code client} here (its session moved to another virtual cluster runtime). */
+    public void unregister(Channel client) {
+        clients.remove(client);
+    }
+
+    /** Tells every connection open now {@code event}, each on its own event loop. */
+    void fire(Object event) {
+        for (Channel c : List.copyOf(clients)) {
+            c.pipeline().fireUserEventTriggered(event);
+        }
+    }
+
     public int openConnections() {
         return clients.size();
     }

@@ -76,7 +76,11 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     private final dev.weft.routing.plan.KnownPartitions knownPartitions = new dev.weft.routing.plan.KnownPartitions();
     private final ScheduledExecutorService timer;
     private final CatalogKeeper catalogs;
-    private final List<Gateway> gateways = new ArrayList<>();
+    private final List<Gateway> gateways = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Which runtime each gateway's new connections go to: this one, until a reload moves them. */
+    private final Map<Gateway, GatewayBinding> bindings = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The runtime a config reload replaced this one with; null while this one serves. */
+    private volatile VirtualClusterRuntime successor;
     private final Map<BrokerAddressBook, NodeEndpointRewriter[]> endpoints = new IdentityHashMap<>();
     /** The proxy fleet of a collapsed virtual cluster; null when mirrored. */
     private final CollapsedNodes collapsed;
@@ -261,24 +265,192 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         return segmentProblems.get();
     }
 
+    /** Binds every gateway of the config (a virtual cluster that starts with the proxy, or a reload adds). */
     public void bind(EventLoops loops, BufferPolicy buffers, SessionSettings sessions) {
         for (int i = 0; i < config.gateways().size(); i++) {
-            GatewayConfig g = config.gateways().get(i);
-            String path = "virtualClusters." + config.name() + ".gateways[" + i + "]";
-            Gateway gateway = collapsed != null ? new CollapsedGateway(config.name(), g, path, collapsed)
-                    : Gateway.create(config.name(), g, path);
-            NodeEndpointRewriter[] e = new NodeEndpointRewriter[routes.size()];
-            NodeEndpointForwarder[] f = new NodeEndpointForwarder[routes.size()];
-            for (int k = 0; k < routes.size(); k++) {
-                e[k] = collapsed != null ? CollapsedEndpoints.INSTANCE : new GatewayEndpoints(gateway, bijection, k);
-                f[k] = new NodeEndpointForwarder(gateway, bijection, k);
-            }
-            endpoints.put(gateway, e);
-            forwarders.put(gateway, f);
-            forwardRewriters.put(gateway, forwardRewriters(gateway, f));
-            gateway.bind(loops, buffers, sessions, new Target(gateway, -1), virtualId -> new Target(gateway, virtualId));
-            gateways.add(gateway);
+            bindGateway(i, loops, buffers, sessions);
         }
+    }
+
+    private Gateway bindGateway(int i, EventLoops loops, BufferPolicy buffers, SessionSettings sessions) {
+        GatewayConfig g = config.gateways().get(i);
+        String path = "virtualClusters." + config.name() + ".gateways[" + i + "]";
+        Gateway gateway = collapsed != null ? new CollapsedGateway(config.name(), g, path, collapsed)
+                : Gateway.create(config.name(), g, path);
+        GatewayBinding binding = new GatewayBinding(this);
+        installRewriters(gateway);
+        gateway.bind(loops, buffers, sessions, new Target(gateway, binding, -1), virtualId -> new Target(gateway, binding, virtualId));
+        bindings.put(gateway, binding);
+        gateways.add(gateway);
+        return gateway;
+    }
+
+    /** What answers through {@code gateway} are rewritten with, per route. */
+    private void installRewriters(Gateway gateway) {
+        NodeEndpointRewriter[] e = new NodeEndpointRewriter[routes.size()];
+        NodeEndpointForwarder[] f = new NodeEndpointForwarder[routes.size()];
+        for (int k = 0; k < routes.size(); k++) {
+            e[k] = collapsed != null ? CollapsedEndpoints.INSTANCE : new GatewayEndpoints(gateway, bijection, k);
+            f[k] = new NodeEndpointForwarder(gateway, bijection, k);
+        }
+        endpoints.put(gateway, e);
+        forwarders.put(gateway, f);
+        forwardRewriters.put(gateway, forwardRewriters(gateway, f));
+    }
+
+    /**
+     * A config reload replaces {@code from} (the same virtual cluster, as configured before) with this
+     * runtime, already started. Gateways whose settings did not change are taken over with their
+     * listening sockets (new connections come here from now on); the others are closed and this
+     * runtime's own are bound; then each of {@code from}'s client connections moves here on its event
+     * loop as soon as it has nothing in flight, keeping the client's TCP connection ({@link Session}),
+     * or, when it cannot (its gateway or its broker changed), finishes what it has in flight and closes
+     * so the client reconnects. {@code from} is closed when none is left, after at most {@code drainTimeout}.
+     *
+     * @param adoptedGateway for each of this config's gateways, the index of the unchanged gateway of
+     *     {@code from} it takes over, or -1 to bind a new one
+     * @return problems binding new gateways (one line each; empty when all bound)
+     */
+    public List<String> takeOver(VirtualClusterRuntime from, int[] adoptedGateway, EventLoops loops, BufferPolicy buffers,
+            SessionSettings sessions, Duration drainTimeout) {
+        java.util.Set<Gateway> kept = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Gateway[] inOrder = new Gateway[config.gateways().size()];
+        for (int j = 0; j < inOrder.length; j++) {
+            if (adoptedGateway[j] >= 0) {
+                inOrder[j] = from.gateways.get(adoptedGateway[j]);
+                kept.add(inOrder[j]);
+                installRewriters(inOrder[j]);
+            }
+        }
+        for (Gateway g : from.gateways) {
+            if (!kept.contains(g)) {
+                g.close(); // its listener changed: its connections drain (whyNotAdopt)
+            }
+        }
+        from.gateways.retainAll(kept);
+        List<String> problems = new ArrayList<>();
+        for (int j = 0; j < inOrder.length; j++) {
+            if (inOrder[j] != null) {
+                from.bindings.get(inOrder[j]).runtime = this;
+                bindings.put(inOrder[j], from.bindings.get(inOrder[j]));
+            } else {
+                try {
+                    inOrder[j] = bindGateway(j, loops, buffers, sessions);
+                } catch (dev.weft.proxy.config.StartupException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+        gateways.clear();
+        for (Gateway g : inOrder) {
+            if (g != null) {
+                gateways.add(g);
+            }
+        }
+        from.gateways.clear();
+        if (clientAuthentication != null && clientAuthentication == from.clientAuthentication) {
+            clientCredentials = from.clientCredentials; // shared since start (authentication unchanged): ours to close now
+            from.clientCredentials = null;
+        }
+        from.successor = this;
+        int moving = from.clients.openConnections();
+        from.clients.fire(new Successor(this));
+        Thread.ofVirtual().name("weft-reload-" + config.name()).start(() -> from.retire(moving, drainTimeout));
+        return problems;
+    }
+
+    /**
+     * After a reload moved its connections away: waits for the last one to move (or close), drains what
+     * is still here after {@code drainTimeout} (requests that never let up), and closes.
+     */
+    private void retire(int moving, Duration drainTimeout) {
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        while (clients.openConnections() > 0 && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        int left = clients.openConnections();
+        int cut = left == 0 ? 0 : clients.drain(new SessionRegistry.Drain("the virtual cluster was reconfigured"), drainTimeout);
+        LOG.info("virtual cluster '{}': reconfigured; {} client connection(s) moved to the new configuration{}", config.name(),
+                moving - left, left == 0 ? "" : ", " + left + " drained and closed (busy past server.drainTimeoutMs"
+                        + (cut > 0 ? ", " + cut + " with requests still in flight" : "") + ")");
+        close();
+    }
+
+    /** The event that moves a session to the runtime that replaced its own (a config reload). */
+    record Successor(VirtualClusterRuntime runtime) {
+    }
+
+    /** The runtime a reload replaced this one with, or null. Any thread. */
+    VirtualClusterRuntime successor() {
+        return successor;
+    }
+
+    /**
+     * Why a connection of {@code from} (through {@code gateway}, for {@code virtualNodeId}; -1: bootstrap)
+     * cannot carry on here without the client reconnecting, or null when it can.
+     */
+    String whyNotAdopt(VirtualClusterRuntime from, BrokerAddressBook gateway, int virtualNodeId) {
+        if (!endpoints.containsKey(gateway)) {
+            return "its gateway's settings changed";
+        }
+        if (from.forwardsClientSasl()) {
+            return "its broker connection carries the client's own SASL authentication";
+        }
+        if (from.clientAuthentication != clientAuthentication) {
+            return "the virtual cluster's client authentication changed";
+        }
+        if (virtualNodeId >= 0 && collapsed == null) {
+            try {
+                int before = from.bijection.routeOf(virtualNodeId);
+                int now = bijection.routeOf(virtualNodeId);
+                if (!from.routeName(before).equals(routeName(now))
+                        || from.bijection.realNodeId(virtualNodeId) != bijection.realNodeId(virtualNodeId)) {
+                    return "node id " + virtualNodeId + " is another broker now";
+                }
+            } catch (RuntimeException e) {
+                return "node id " + virtualNodeId + " is no broker now";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Shares {@code predecessor}'s SASL termination (its authentication settings did not change in a
+     * reload), so connections authenticated there stay authenticated here; call before {@link #start}.
+     */
+    void shareClientAuthentication(VirtualClusterRuntime predecessor) {
+        this.clientAuthentication = predecessor.clientAuthentication;
+    }
+
+    /** Closes its gateways' listening sockets; open connections stay (a reload removes the virtual cluster). */
+    public void stopAccepting() {
+        for (Gateway g : gateways) {
+            g.close();
+        }
+    }
+
+    /** Stops accepting, and drains and closes its connections (a reload removed the virtual cluster). */
+    public void remove(Duration drainTimeout) {
+        stopAccepting();
+        int open = clients.openConnections();
+        int cut = clients.drain(new SessionRegistry.Drain("the virtual cluster was removed from the config"), drainTimeout);
+        LOG.info("virtual cluster '{}': removed from the config; drained {} client connection(s){}", config.name(), open,
+                cut == 0 ? "" : ", " + cut + " closed with requests still in flight after " + drainTimeout.toMillis() + " ms");
+        close();
+    }
+
+    /** Reads the certificate files of its TLS gateways again; the returned action puts them in force. */
+    public Runnable prepareTlsReload() {
+        List<Runnable> all = new ArrayList<>();
+        for (Gateway g : gateways) {
+            all.add(g.prepareTlsReload());
+        }
+        return () -> all.forEach(Runnable::run);
     }
 
     /**
@@ -525,36 +697,46 @@ public final class VirtualClusterRuntime implements AutoCloseable {
         }
     }
 
+    /** The runtime a gateway's new connections go to (a reload points it at the next one). */
+    private static final class GatewayBinding {
+        volatile VirtualClusterRuntime runtime;
+
+        GatewayBinding(VirtualClusterRuntime runtime) {
+            this.runtime = runtime;
+        }
+    }
+
     /** Bootstrap connections ({@code virtualId < 0}) and broker connections of one gateway. */
-    private final class Target implements SessionTarget {
+    private static final class Target implements SessionTarget {
         private final Gateway gateway;
+        private final GatewayBinding binding;
         private final int virtualId;
 
-        Target(Gateway gateway, int virtualId) {
+        Target(Gateway gateway, GatewayBinding binding, int virtualId) {
             this.gateway = gateway;
+            this.binding = binding;
             this.virtualId = virtualId;
         }
 
         @Override
         public ChannelHandler newSession(SessionSettings settings) {
-            return new Session(VirtualClusterRuntime.this, settings, gateway, virtualId);
+            return new Session(binding.runtime, settings, gateway, virtualId);
         }
 
         @Override
         public ChannelHandler newAuthenticator() {
-            SaslTerminationSettings sasl = clientAuthentication;
+            SaslTerminationSettings sasl = binding.runtime.clientAuthentication;
             return sasl == null ? null : new SaslTermination(sasl, describe());
         }
 
         @Override
         public String virtualCluster() {
-            return config.name();
+            return binding.runtime.config.name();
         }
 
         @Override
         public String describe() {
-            return (virtualId < 0 ? "bootstrap" : "node " + virtualId) + " of '" + config.name() + "'";
+            return (virtualId < 0 ? "bootstrap" : "node " + virtualId) + " of '" + binding.runtime.config.name() + "'";
         }
-
     }
 }

@@ -53,6 +53,16 @@ public final class VirtualClusters {
      */
     public static VirtualClusterRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
             String replicaId) {
+        return start(config, vc, clusters, replicaId, null);
+    }
+
+    /**
+     * @param sameAuthentication the runtime this one replaces in a config reload when the virtual cluster's
+     *     {@code authentication} did not change: its SASL termination (credential file watcher, token
+     *     validator, counters) is shared, so connections authenticated there stay so; null: its own
+     */
+    public static VirtualClusterRuntime start(WeftConfig config, VirtualClusterConfig vc, Map<String, UpstreamCluster> clusters,
+            String replicaId, VirtualClusterRuntime sameAuthentication) {
         Map<String, RouteTarget> targets = new LinkedHashMap<>();
         config.virtualClusters().forEach((name, v) -> targets.put(name, v.target()));
         RoutingGraph graph;
@@ -113,7 +123,9 @@ public final class VirtualClusters {
             }
         }
         try {
-            if (vc.authentication() != null) {
+            if (vc.authentication() != null && sameAuthentication != null) {
+                runtime.shareClientAuthentication(sameAuthentication);
+            } else if (vc.authentication() != null) {
                 authenticateClients(config, vc, runtime);
             }
             if (vc.authorization() != null) {

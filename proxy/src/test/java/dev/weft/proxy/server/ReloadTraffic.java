@@ -1,0 +1,220 @@
+package dev.weft.proxy.server;
+
+import dev.weft.testkit.KafkaCluster;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * An idempotent producer and a consumer group on one topic through the proxy, running on their own
+ * threads until {@link #finish}: what was acknowledged, what failed, what the group read, and how many
+ * connections the clients opened and closed (their own metrics, so a reconnect cannot go unseen).
+ */
+final class ReloadTraffic implements AutoCloseable {
+
+    /** The clients' {@code connection-creation-total} and {@code connection-close-total}, producer and consumer together. */
+    record Connections(double created, double closed) {
+    }
+
+    private final KafkaProducer<String, String> producer;
+    private final KafkaConsumer<String, String> consumer;
+    private final KafkaCluster home;
+    private final String topic;
+    private final long baseline;
+    private final AtomicInteger acked = new AtomicInteger();
+    private final AtomicInteger failed = new AtomicInteger();
+    private final AtomicInteger consumed = new AtomicInteger();
+    private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
+    private volatile boolean running = true;
+    private final Thread sending;
+    private final Thread reading;
+
+    private ReloadTraffic(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
+        this.home = home;
+        this.topic = topic;
+        this.baseline = countOn(home, topic);
+        Map<String, Object> p = new HashMap<>(security);
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", name + "-producer");
+        p.put("acks", "all");
+        p.put("enable.idempotence", "true");
+        p.put("linger.ms", "5");
+        p.put("delivery.timeout.ms", "60000");
+        p.put("max.block.ms", "3000"); // a removed virtual cluster's producer gives up soon
+        p.put("key.serializer", StringSerializer.class.getName());
+        p.put("value.serializer", StringSerializer.class.getName());
+        producer = new KafkaProducer<>(p);
+        Map<String, Object> c = new HashMap<>(security);
+        c.put("bootstrap.servers", bootstrap);
+        c.put("client.id", name + "-consumer");
+        c.put("group.id", name + "-group");
+        c.put("auto.offset.reset", "earliest");
+        c.put("key.deserializer", StringDeserializer.class.getName());
+        c.put("value.deserializer", StringDeserializer.class.getName());
+        consumer = new KafkaConsumer<>(c);
+        sending = Thread.ofPlatform().name(name + "-send").start(this::send);
+        reading = Thread.ofPlatform().name(name + "-read").start(this::read);
+    }
+
+    static ReloadTraffic start(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
+        return new ReloadTraffic(bootstrap, topic, name, security, home);
+    }
+
+    private void send() {
+        for (int i = 0; running; i++) {
+            try {
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i), "v" + i), (metadata, error) -> {
+                    if (error == null) {
+                        acked.incrementAndGet();
+                    } else {
+                        failed.incrementAndGet();
+                        firstFailure.compareAndSet(null, error);
+                    }
+                });
+            } catch (org.apache.kafka.common.KafkaException e) {
+                failed.incrementAndGet(); // no metadata within max.block.ms: nothing was sent
+                firstFailure.compareAndSet(null, e);
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void read() {
+        consumer.subscribe(List.of(topic));
+        while (running) {
+            consumed.addAndGet(consumer.poll(Duration.ofMillis(200)).count());
+        }
+    }
+
+    /** Waits until {@code n} records were acknowledged and the group has read some (its connections are all up). */
+    void awaitAcked(int n) {
+        dev.weft.proxy.testing.Poll.until(Duration.ofSeconds(60), n + " acknowledged and the group reading",
+                () -> acked.get() >= n && consumed.get() > 0 || failed.get() > 0,
+                () -> "acked " + acked + ", failed " + failed + ", consumed " + consumed + ", first failure " + firstFailure.get());
+        if (failed.get() > 0) {
+            throw new AssertionError("a send failed: " + firstFailure.get(), firstFailure.get());
+        }
+    }
+
+    /** Stops sending (waiting for every send to be answered) and reading; the clients stay open. */
+    void finish() throws InterruptedException {
+        running = false;
+        sending.join(TimeUnit.SECONDS.toMillis(30));
+        producer.flush();
+        reading.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    int acked() {
+        return acked.get();
+    }
+
+    int failed() {
+        return failed.get();
+    }
+
+    int consumed() {
+        return consumed.get();
+    }
+
+    /** Records on the topic, read on its cluster directly, since this traffic started. */
+    long landed() {
+        return countOn(home, topic) - baseline;
+    }
+
+    Connections connections() {
+        return new Connections(total(producer.metrics(), "producer-metrics", "connection-creation-total")
+                + total(consumer.metrics(), "consumer-metrics", "connection-creation-total"),
+                total(producer.metrics(), "producer-metrics", "connection-close-total")
+                        + total(consumer.metrics(), "consumer-metrics", "connection-close-total"));
+    }
+
+    private static double total(Map<MetricName, ? extends Metric> metrics, String group, String name) {
+        return metrics.entrySet().stream().filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    /** Every record of {@code topic} on {@code cluster} (idempotent, non-transactional producers: end minus start offsets). */
+    static long countOn(KafkaCluster cluster, String topic) {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
+            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            for (int i = 0; i < partitions; i++) {
+                latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+                earliest.put(new TopicPartition(topic, i), OffsetSpec.earliest());
+            }
+            long end = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
+            long start = admin.listOffsets(earliest).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
+            return end - start;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot count the records of " + topic + " on " + cluster.bootstrapServers(), e);
+        }
+    }
+
+    /** The issuer of the certificate a TLS server presents in a new handshake now. */
+    static String serverIssuer(String host, int port) throws Exception {
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, new TrustManager[] {new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                // only reads which certificate is served
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        try (SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(host, port)) {
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getIssuerX500Principal().getName();
+        }
+    }
+
+    /** The subject of a CA certificate file: the issuer of what it signed. */
+    static String issuerOf(Path caPem) throws Exception {
+        try (InputStream in = Files.newInputStream(caPem)) {
+            return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSubjectX500Principal().getName();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        sending.join(TimeUnit.SECONDS.toMillis(30));
+        reading.join(TimeUnit.SECONDS.toMillis(30));
+        producer.close(Duration.ofSeconds(2)); // what is still unsent after finish() (a removed virtual cluster's) is dropped
+        consumer.close(Duration.ofSeconds(10));
+    }
+}
