@@ -354,6 +354,11 @@ public final class WeftProxy implements AutoCloseable {
         return outcome;
     }
 
+    /** The config in force (the last applied reload's, with the server and admin settings it started with). */
+    public WeftConfig config() {
+        return config;
+    }
+
     /** How the reloads went (exported on /metrics). */
     public dev.weft.proxy.reload.ReloadCounters reloads() {
         return reloads;

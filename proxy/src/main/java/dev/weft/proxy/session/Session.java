@@ -125,6 +125,8 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
     private long lastReadNanos;
     /** The runtime a config reload replaced this session's with: it moves there once nothing is in flight. */
     private VirtualClusterRuntime successor;
+    /** The client authenticated with the broker itself over this session's link (SASL forwarded): it cannot move. */
+    private boolean clientSaslForwarded;
 
     Session(VirtualClusterRuntime runtime, SessionSettings settings, BrokerAddressBook addresses, int virtualNodeId) {
         this.runtime = runtime;
@@ -233,7 +235,7 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
         }
         VirtualClusterRuntime next = successor;
         successor = null;
-        String why = next.whyNotAdopt(runtime, addresses, virtualNodeId);
+        String why = next.whyNotAdopt(runtime, addresses, virtualNodeId, clientSaslForwarded);
         if (why != null) {
             state(new Lifecycle.Draining("virtual cluster '" + runtime.name() + "' was reconfigured and " + why));
             LOG.info("{}: the virtual cluster was reconfigured and {}; closing so the client reconnects", describe(), why);
@@ -413,6 +415,9 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             refuseAndClose(frame, apiKey, ApiKeyTable.name(apiKey) + " v" + version + " is not offered by virtual cluster '"
                     + runtime.name() + "' (see its ApiVersions answer)");
             return;
+        }
+        if (route == ApiRoute.FORWARD && apiKey == ApiKeys.SASL_HANDSHAKE.id) {
+            clientSaslForwarded = true;
         }
         metrics.requestForwarded(apiKey, frame.readableBytes());
         int slot = slots.open(apiKey, version, correlationId, settings.clock().nanoTime());

@@ -393,12 +393,14 @@ public final class VirtualClusterRuntime implements AutoCloseable {
     /**
      * Why a connection of {@code from} (through {@code gateway}, for {@code virtualNodeId}; -1: bootstrap)
      * cannot carry on here without the client reconnecting, or null when it can.
+     *
+     * @param clientSaslForwarded whether the client authenticated with the broker over the connection's link
      */
-    String whyNotAdopt(VirtualClusterRuntime from, BrokerAddressBook gateway, int virtualNodeId) {
+    String whyNotAdopt(VirtualClusterRuntime from, BrokerAddressBook gateway, int virtualNodeId, boolean clientSaslForwarded) {
         if (!endpoints.containsKey(gateway)) {
             return "its gateway's settings changed";
         }
-        if (from.forwardsClientSasl()) {
+        if (clientSaslForwarded) {
             return "its broker connection carries the client's own SASL authentication";
         }
         if (from.clientAuthentication != clientAuthentication) {

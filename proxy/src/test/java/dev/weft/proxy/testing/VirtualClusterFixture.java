@@ -77,6 +77,8 @@ public final class VirtualClusterFixture implements AutoCloseable {
     private int wovenPortStart;
     private int wovenAdminPort;
     /** The topic the partition-woven kind shows when a suite declared none (a router needs one). */
+    private final Map<VirtualClusterKind, String> configs = new java.util.EnumMap<>(VirtualClusterKind.class);
+    private volatile String lastConfig;
     static final String WOVEN_PLACEHOLDER = "weft-woven-placeholder";
 
     private VirtualClusterFixture(Builder b) {
@@ -172,6 +174,7 @@ public final class VirtualClusterFixture implements AutoCloseable {
         if (p == null) {
             p = kind == VirtualClusterKind.PARTITION_WOVEN ? startPartitionWoven() : start(kind, primaryBootstrap);
             proxies.put(kind, p);
+            configs.put(kind, lastConfig);
         }
         return p;
     }
@@ -550,7 +553,15 @@ public final class VirtualClusterFixture implements AutoCloseable {
 
     /** {@code yaml} with the builder's extra keys of virtual cluster "main". */
     private String withVirtualClusterSettings(String yaml) {
-        return virtualClusterSettings.isEmpty() ? yaml : yaml.replace("\n  main:\n", "\n  main:\n" + virtualClusterSettings);
+        String out = virtualClusterSettings.isEmpty() ? yaml : yaml.replace("\n  main:\n", "\n  main:\n" + virtualClusterSettings);
+        lastConfig = out; // the last one asked for is the one that started (each start is synchronous)
+        return out;
+    }
+
+    /** The config text {@code kind}'s proxy runs from (to reload it changed). */
+    public synchronized String configText(VirtualClusterKind kind) {
+        proxy(kind);
+        return configs.get(kind);
     }
 
     static InetSocketAddress address(String hostPort) {
