@@ -49,6 +49,15 @@ public record ConfigFingerprints(String server, String admin, Map<String, String
         return Map.copyOf(out);
     }
 
+    /**
+     * Not the sections: they are the file as written, inline passwords and keys included, and a config
+     * is printed in logs and test failures.
+     */
+    @Override
+    public String toString() {
+        return "ConfigFingerprints[" + (clusters.size() + routers.size() + virtualClusters.size()) + " sections, text withheld]";
+    }
+
     private static String text(JsonNode n) {
         return n.isMissingNode() || n.isNull() ? "" : n.toString();
     }
