@@ -75,7 +75,7 @@ final class AuthorizationReader {
         if (!p.requireObject()) {
             return null;
         }
-        p.allowOnly(Set.of("tenant", "topics", "groups", "transactionalIds", "cluster"));
+        p.allowOnly(Set.of("tenant", "topics", "groups", "transactionalIds", "cluster", "routes", "home"));
         String tenant = p.get("tenant").text(null);
         if (tenant != null && tenant.isEmpty()) {
             p.get("tenant").problem("is empty: leave it out for a principal that sees topics under their own names");
@@ -128,7 +128,16 @@ final class AuthorizationReader {
                 cluster |= op.bit();
             }
         }
-        return new AccessRules(user, tenant, topics, groups, transactionalIds, cluster);
+        List<String> routes = new ArrayList<>();
+        for (ConfigNode r : p.get("routes").elements()) {
+            String route = r.requiredText();
+            if (route != null) {
+                routes.add(route);
+            }
+        }
+        String home = p.get("home").text(null);
+        // the route names are checked against the router when the virtual cluster starts (VirtualClusters)
+        return new AccessRules(user, tenant, topics, groups, transactionalIds, cluster, routes, home);
     }
 
     private static NameMatcher matchers(ConfigNode list) {

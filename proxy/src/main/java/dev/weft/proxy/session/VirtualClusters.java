@@ -129,7 +129,13 @@ public final class VirtualClusters {
                 authenticateClients(config, vc, runtime);
             }
             if (vc.authorization() != null) {
-                runtime.authorize(new dev.weft.routing.access.AccessViewCache(vc.authorization()));
+                try {
+                    runtime.authorize(new dev.weft.routing.access.AccessViewCache(vc.authorization(),
+                            router.routes().stream().map(dev.weft.routing.dag.RouteSpec::name).toList()));
+                } catch (IllegalArgumentException e) {
+                    throw new VirtualClusterStartException(config.source() + ": virtualClusters." + vc.name()
+                            + ".authorization." + e.getMessage(), e);
+                }
             }
             runtime.start(START_TIMEOUT, CATALOG_REFRESH);
         } catch (RuntimeException e) {

@@ -72,7 +72,7 @@ public final class AccessGuard {
         TopicRouting topics = op == null ? views.describable() : views.allowing(op);
         DeniedAnswers fix = new DeniedAnswers(access, views, op == null ? TopicOperation.DESCRIBE : op,
                 api == ApiKeys.FIND_COORDINATOR ? ((FindCoordinatorRequestData) request).keyType() : 0);
-        Step step = planner.plan(request, version, new ViewPlanContext(ctx, topics));
+        Step step = planner.plan(request, version, new ViewPlanContext(ctx, topics, views.scope()));
         return after(step, body -> {
             fix.apply(api, body);
             return body;

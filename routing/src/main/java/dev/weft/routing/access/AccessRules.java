@@ -15,17 +15,26 @@ import java.util.List;
  * @param groups consumer group ids it may use (join, commit, describe, delete)
  * @param transactionalIds transactional ids it may use
  * @param clusterOperations {@link ClusterOperation} bits
+ * @param routes the router's routes whose topics the principal sees, by name; empty: every route
+ * @param home the route its consumer groups and transactional ids live on, or null: the router's homes decide
  */
 public record AccessRules(String name, String tenant, List<TopicGrant> topics, NameMatcher groups, NameMatcher transactionalIds,
-        int clusterOperations) {
+        int clusterOperations, List<String> routes, String home) {
 
     /** Rules allowing nothing: a principal the policy does not name, on a policy without {@code *}. */
     public static AccessRules denyAll(String name) {
         return new AccessRules(name, null, List.of(), NameMatcher.NONE, NameMatcher.NONE, 0);
     }
 
+    /** Rules over every route, with the router's homes. */
+    public AccessRules(String name, String tenant, List<TopicGrant> topics, NameMatcher groups, NameMatcher transactionalIds,
+            int clusterOperations) {
+        this(name, tenant, topics, groups, transactionalIds, clusterOperations, List.of(), null);
+    }
+
     public AccessRules {
         topics = List.copyOf(topics);
+        routes = List.copyOf(routes);
         if (tenant != null && tenant.isEmpty()) {
             tenant = null;
         }

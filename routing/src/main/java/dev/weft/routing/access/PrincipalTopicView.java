@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * A router's topic view as one principal sees it for one operation: only the topics of its tenant
- * (named without the tenant prefix) on which its grants allow that operation; every other topic does not
+ * (named without the tenant prefix), behind its routes, on which its grants allow that operation; every other topic does not
  * exist. Planners given this view instead of the router's act on nothing else: a Produce to a topic the
  * principal may not write is refused like a Produce to a topic that does not exist, and the proxy then
  * answers it as an authorization failure ({@link HotAccess}, {@link AccessGuard}).
@@ -24,6 +24,7 @@ public final class PrincipalTopicView implements TopicRouting {
 
     private final TopicRouting base;
     private final AccessRules rules;
+    private final RouteScope scope;
     private final List<VisibleTopic> visible;
     private final Map<String, VisibleTopic> byName;
     /** The router's topic → this view's (renamed) one, for lookups the router's view answers. */
@@ -35,8 +36,14 @@ public final class PrincipalTopicView implements TopicRouting {
      *     principal may describe)
      */
     public PrincipalTopicView(TopicRouting base, AccessRules rules, TopicOperation operation) {
+        this(base, rules, operation, RouteScope.ANY);
+    }
+
+    /** @param scope the routes whose topics the principal sees (the others' do not exist for it) */
+    public PrincipalTopicView(TopicRouting base, AccessRules rules, TopicOperation operation, RouteScope scope) {
         this.base = base;
         this.rules = rules;
+        this.scope = scope;
         int needed = operation == null ? TopicOperation.DESCRIBE.bit() : operation.bit();
         List<VisibleTopic> out = new ArrayList<>();
         Map<String, VisibleTopic> names = new HashMap<>();
@@ -44,7 +51,7 @@ public final class PrincipalTopicView implements TopicRouting {
         Map<VisibleTopic, VisibleTopic> to = new IdentityHashMap<>();
         for (VisibleTopic v : base.visibleTopics()) {
             String clientName = rules.clientNameOf(v.virtualName());
-            if (clientName == null || (rules.topicOperations(clientName) & needed) == 0) {
+            if (clientName == null || !scope.allows(v.route()) || (rules.topicOperations(clientName) & needed) == 0) {
                 continue;
             }
             VisibleTopic mine = clientName.equals(v.virtualName()) ? v
@@ -137,6 +144,12 @@ public final class PrincipalTopicView implements TopicRouting {
             return new Placement.Refused(Placement.Reason.NOT_AUTHORIZED, "principal '" + rules.name()
                     + "' may not create topic '" + virtualName + "'");
         }
-        return base.place(rules.catalogNameOf(virtualName));
+        Placement placed = base.place(rules.catalogNameOf(virtualName));
+        if (placed instanceof Placement.Placed p && !scope.allows(p.route())) {
+            return new Placement.Refused(Placement.Reason.NOT_AUTHORIZED, "principal '" + rules.name() + "' may not create topic '"
+                    + virtualName + "' on route '" + p.routeName() + "', where the router places it (not one of its routes "
+                    + rules.routes() + ")");
+        }
+        return placed;
     }
 }

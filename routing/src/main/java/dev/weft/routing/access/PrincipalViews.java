@@ -17,9 +17,17 @@ public final class PrincipalViews {
     private HotCatalog readCatalog;
     private HotCatalog writeCatalog;
 
-    PrincipalViews(HotCatalog base, AccessRules rules) {
+    private final RouteScope scope;
+
+    PrincipalViews(HotCatalog base, AccessRules rules, RouteScope scope) {
         this.base = base;
         this.rules = rules;
+        this.scope = scope;
+    }
+
+    /** Where the principal's requests may go. */
+    public RouteScope scope() {
+        return scope;
     }
 
     /** The router's catalog snapshot these views are of. */
@@ -35,7 +43,7 @@ public final class PrincipalViews {
     public TopicRouting describable() {
         TopicRouting v = describable;
         if (v == null) {
-            v = describable = new PrincipalTopicView(base.topics(), rules, null);
+            v = describable = new PrincipalTopicView(base.topics(), rules, null, scope);
         }
         return v;
     }
@@ -44,7 +52,7 @@ public final class PrincipalViews {
     public TopicRouting allowing(TopicOperation op) {
         TopicRouting v = byOperation[op.ordinal()];
         if (v == null) {
-            v = byOperation[op.ordinal()] = new PrincipalTopicView(base.topics(), rules, op);
+            v = byOperation[op.ordinal()] = new PrincipalTopicView(base.topics(), rules, op, scope);
         }
         return v;
     }

@@ -7,15 +7,17 @@ import dev.weft.routing.plan.KnownPartitions;
 import dev.weft.routing.plan.PlanContext;
 import org.apache.kafka.common.message.MetadataResponseData;
 
-/** A connection's plan context with the principal's topic view in place of the router's. */
+/** A connection's plan context with the principal's topic view (and homes, when it has its own) in place of the router's. */
 final class ViewPlanContext implements PlanContext {
 
     private final PlanContext ctx;
     private final TopicRouting topics;
+    private final RouteScope scope;
 
-    ViewPlanContext(PlanContext ctx, TopicRouting topics) {
+    ViewPlanContext(PlanContext ctx, TopicRouting topics, RouteScope scope) {
         this.ctx = ctx;
         this.topics = topics;
+        this.scope = scope;
     }
 
     @Override
@@ -25,12 +27,14 @@ final class ViewPlanContext implements PlanContext {
 
     @Override
     public GroupRouting groups() {
-        return ctx.groups();
+        int home = scope.home();
+        return home < 0 ? ctx.groups() : group -> home; // the principal's home, not the router's
     }
 
     @Override
     public TransactionRouting transactions() {
-        return ctx.transactions();
+        int home = scope.home();
+        return home < 0 ? ctx.transactions() : transactionalId -> home;
     }
 
     @Override
