@@ -192,7 +192,7 @@ public final class ConfigLoader {
             if (!c.requireObject()) {
                 continue;
             }
-            c.allowOnly(Set.of("bootstrap", "embedded", "tls", "sasl"));
+            c.allowOnly(Set.of("bootstrap", "embedded", "tls", "sasl", "principals"));
             ConfigNode bootstrap = c.get("bootstrap");
             ConfigNode embedded = c.get("embedded");
             if (bootstrap.isMissing() == embedded.isMissing()) {
@@ -204,8 +204,11 @@ public final class ConfigLoader {
                 if (!c.get("tls").isMissing()) {
                     c.get("tls").problem("is not supported for embedded clusters (they listen in plaintext on loopback)");
                 }
+                if (!c.get("principals").isMissing()) {
+                    c.get("principals").problem("is not supported for embedded clusters (they have no SASL listener)");
+                }
                 out.put(e.getKey(), new ClusterConfig(e.getKey(), List.of(),
-                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9)), null, null));
+                        new EmbeddedCluster(embedded.get("brokers").integer(1, 1, 9)), null, null, Map.of()));
                 continue;
             }
             List<HostPort> addresses = new ArrayList<>();
@@ -222,8 +225,9 @@ public final class ConfigLoader {
             if (addresses.isEmpty()) {
                 bootstrap.problem("names no broker address (expected host:port[,host:port...])");
             }
+            WeftConfig.SaslCredentials own = sasl(c.get("sasl"));
             out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, TlsSettingsReader.upstream(c.get("tls")),
-                    sasl(c.get("sasl"))));
+                    own, principalSasl(c.get("principals"), c.get("sasl").isMissing())));
         }
         if (out.isEmpty() && !n.isMissing()) {
             n.problem("is empty: name at least one Kafka cluster");
@@ -531,6 +535,37 @@ public final class ConfigLoader {
         return jwks == null || issuer == null || audience.isEmpty() ? null
                 : new WeftConfig.OAuthBearer(jwks, issuer, audience, subClaim, (int) ((skewMs + 999L) / 1000), refreshMs,
                         trust == null ? null : java.nio.file.Path.of(trust));
+    }
+
+    /**
+     * {@code clusters.NAME.principals}: USER → { sasl: credentials }. A cluster with these needs its own
+     * {@code sasl} too: its discovery client and the clients no entry names log in with that.
+     */
+    private static Map<String, WeftConfig.SaslCredentials> principalSasl(ConfigNode n, boolean noOwnSasl) {
+        if (n.isMissing() || !n.requireObject()) {
+            return Map.of();
+        }
+        if (noOwnSasl) {
+            n.problem("needs the cluster's own 'sasl' too: the proxy's discovery client and the principals not named here"
+                    + " log in with it");
+        }
+        Map<String, WeftConfig.SaslCredentials> out = new LinkedHashMap<>();
+        for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
+            ConfigNode p = e.getValue();
+            if (!p.requireObject()) {
+                continue;
+            }
+            p.allowOnly(Set.of("sasl"));
+            if (p.get("sasl").isMissing()) {
+                p.problem("needs 'sasl': the credentials this principal's broker connections log in with");
+                continue;
+            }
+            WeftConfig.SaslCredentials credentials = sasl(p.get("sasl"));
+            if (credentials != null) {
+                out.put(e.getKey(), credentials);
+            }
+        }
+        return out;
     }
 
     private static WeftConfig.SaslCredentials sasl(ConfigNode n) {

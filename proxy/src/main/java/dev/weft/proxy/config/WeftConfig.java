@@ -72,8 +72,18 @@ public record WeftConfig(
      * A real Kafka cluster: reached through {@code bootstrap}, or started in-process when
      * {@code embedded} is set (for the demo and local trials).
      */
+    /**
+     * @param sasl the proxy's own credentials ({@code clusters.NAME.sasl}), or null
+     * @param principalSasl {@code clusters.NAME.principals.USER.sasl}: the credentials the links of a
+     *     client authenticated as USER log in with in place of {@code sasl}, so the brokers' ACLs and
+     *     quotas see the tenant (empty: every client's links use {@code sasl})
+     */
     public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded, TlsConfig tls,
-            SaslCredentials sasl) {
+            SaslCredentials sasl, java.util.Map<String, SaslCredentials> principalSasl) {
+        public ClusterConfig {
+            principalSasl = java.util.Map.copyOf(principalSasl);
+        }
+
         public boolean isEmbedded() {
             return embedded != null;
         }

@@ -291,8 +291,13 @@ public final class SaslTermination extends ChannelInboundHandlerAdapter {
                     + " on a connection of " + principal);
             return;
         }
+        boolean first = !reauthenticating;
         principal = new ClientPrincipal(user, mechanism);
-        ctx.channel().attr(ClientPrincipal.KEY).set(principal);
+        if (first) {
+            ClientPrincipal.establish(ctx, principal);
+        } else {
+            ctx.channel().attr(ClientPrincipal.KEY).set(principal);
+        }
         long lifetimeMs = sessionLifetimeMs(credentialExpiresAtMs);
         lifetimeToldMs = lifetimeMs;
         expiresAtNanos = lifetimeMs > 0 ? settings.clock().getAsLong() + TimeUnit.MILLISECONDS.toNanos(lifetimeMs) : 0;

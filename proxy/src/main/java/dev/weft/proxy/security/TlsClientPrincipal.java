@@ -119,7 +119,7 @@ public final class TlsClientPrincipal extends ChannelInboundHandlerAdapter {
             return false;
         }
         ClientPrincipal principal = new ClientPrincipal(name, MECHANISM);
-        ctx.channel().attr(ClientPrincipal.KEY).set(principal);
+        ClientPrincipal.establish(ctx, principal);
         LOG.debug("{} ({}): client certificate '{}' is {}", ctx.channel().remoteAddress(), gateway, subject, principal);
         return true;
     }

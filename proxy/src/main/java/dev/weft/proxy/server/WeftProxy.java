@@ -145,7 +145,7 @@ public final class WeftProxy implements AutoCloseable {
     private UpstreamCluster upstream(ClusterConfig c) {
         String where = "clusters." + c.name() + ".tls";
         return new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
-                c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl());
+                c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl(), c.principalSasl());
     }
 
     private List<InetSocketAddress> bootstrapOf(ClusterConfig c) {

@@ -807,6 +807,10 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
             ctx.fireUserEventTriggered(evt);
             return;
         }
+        if (evt instanceof dev.weft.proxy.security.ClientPrincipal.Established) {
+            links.principalKnown(); // links opened before log in again where the principal has its own credentials
+            return;
+        }
         if (ClientConnectionChecks.mustClose(evt, ctx, LOG, describe(), settings, metrics, lastReadNanos, slots.isEmpty())) {
             close();
         } else if (!(evt instanceof IdleStateEvent) && !(evt instanceof SslHandshakeCompletionEvent)) {
@@ -935,8 +939,18 @@ public final class Session extends ChannelInboundHandlerAdapter implements Excha
 
     @Override
     public String principal() {
-        dev.weft.proxy.security.ClientPrincipal p = client == null ? null : dev.weft.proxy.security.ClientPrincipal.of(client);
+        dev.weft.proxy.security.ClientPrincipal p = clientPrincipal();
         return p == null ? null : p.toString();
+    }
+
+    @Override
+    public String principalUser() {
+        dev.weft.proxy.security.ClientPrincipal p = clientPrincipal();
+        return p == null ? null : p.user();
+    }
+
+    private dev.weft.proxy.security.ClientPrincipal clientPrincipal() {
+        return client == null ? null : dev.weft.proxy.security.ClientPrincipal.of(client);
     }
 
     @Override

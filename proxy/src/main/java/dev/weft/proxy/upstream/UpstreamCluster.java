@@ -46,6 +46,7 @@ public final class UpstreamCluster implements AutoCloseable {
     private final Map<String, Object> clientProperties;
     private final SslContext tls;
     private final dev.weft.proxy.config.WeftConfig.SaslCredentials sasl;
+    private final Map<String, dev.weft.proxy.config.WeftConfig.SaslCredentials> principalSasl;
     /** At most one WARN line every 10 s for this cluster's failed link authentications. */
     private final dev.weft.iocore.time.AtMostEvery saslWarnings = new dev.weft.iocore.time.AtMostEvery(Duration.ofSeconds(10));
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -62,15 +63,18 @@ public final class UpstreamCluster implements AutoCloseable {
      */
     public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
             SslContext tls) {
-        this(name, bootstrap, clientProperties, tls, null);
+        this(name, bootstrap, clientProperties, tls, null, Map.of());
     }
 
     /**
      * @param sasl the credentials every connection the proxy opens to the brokers authenticates with
      *     ({@code clusters.NAME.sasl}), or null; the discovery client's are in {@code clientProperties}
+     * @param principalSasl the credentials the connections of a client principal (by user name) log in
+     *     with in place of {@code sasl} ({@code clusters.NAME.principals})
      */
     public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
-            SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl) {
+            SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl,
+            Map<String, dev.weft.proxy.config.WeftConfig.SaslCredentials> principalSasl) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("cluster '" + name + "' has no bootstrap address");
         }
@@ -80,6 +84,7 @@ public final class UpstreamCluster implements AutoCloseable {
         this.clientProperties = Map.copyOf(clientProperties);
         this.tls = tls;
         this.sasl = sasl;
+        this.principalSasl = Map.copyOf(principalSasl);
     }
 
     /**
@@ -88,6 +93,17 @@ public final class UpstreamCluster implements AutoCloseable {
      */
     public dev.weft.proxy.config.WeftConfig.SaslCredentials sasl() {
         return sasl;
+    }
+
+    /**
+     * The credentials the connections of a client authenticated as {@code user} log in with: its own
+     * ({@code clusters.NAME.principals.USER.sasl}), else the proxy's ({@link #sasl()}). Null user: the proxy's.
+     */
+    public dev.weft.proxy.config.WeftConfig.SaslCredentials saslFor(String user) {
+        if (user == null || principalSasl.isEmpty()) {
+            return sasl;
+        }
+        return principalSasl.getOrDefault(user, sasl);
     }
 
     /** Gates the WARN lines of failed link authentications: at most one every 10 s for the cluster. */

@@ -83,6 +83,10 @@ public final class UpstreamLink {
     boolean countedUnwritable;
     /** Carries branch copies only: never waited on (see {@link UpstreamLinks#side}). */
     boolean side;
+    /** The credentials it logged in with (null: none, or its client's own forwarded SASL). */
+    dev.weft.proxy.config.WeftConfig.SaslCredentials credentials;
+    /** Replaced by a link with other credentials ({@link UpstreamLinks#principalKnown}): it ends quietly. */
+    boolean replaced;
     private int nextCorrelationId;
     private boolean closed;
     /** Closed by its session, open until what it waits for is answered (see {@link #closeAfterAnswers}). */

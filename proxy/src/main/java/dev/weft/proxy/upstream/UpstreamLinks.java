@@ -43,6 +43,13 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
         boolean forwardsClientSasl();
 
         /**
+         * The user the client authenticated as at the proxy (SASL termination or a client certificate),
+         * or null: the links of a principal with its own credentials for a cluster
+         * ({@code clusters.NAME.principals}) log in with those.
+         */
+        String principalUser();
+
+        /**
          * A link ended while the client connection is open (failed, or closed by its broker).
          *
          * @param bound whether it was the link the connection is bound to ({@link UpstreamLinks#bound()}):
@@ -196,7 +203,8 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
                 .forBroker(route, nodeId == ANY ? UpstreamRequestCounters.ANY_BROKER : Integer.toString(nodeId)));
         // the proxy's own connections authenticate with the cluster's credentials; a bound link of a
         // router that forwards SASL carries the client's own SaslHandshake/SaslAuthenticate instead
-        WeftConfig.SaslCredentials sasl = bound && client.forwardsClientSasl() ? null : cluster.sasl();
+        WeftConfig.SaslCredentials sasl = bound && client.forwardsClientSasl() ? null : cluster.saslFor(client.principalUser());
+        link.credentials = sasl;
         if (nodeId == ANY) {
             connect(link, cluster, cluster.anyBroker(), sasl);
         } else {
@@ -258,8 +266,55 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
         }
     }
 
+    /**
+     * The client has authenticated at the proxy ({@link Client#principalUser()}). Links opened before —
+     * the own broker's at connect, the bootstrap link that carried ApiVersions — logged in as the proxy:
+     * where the principal has credentials of its own for their cluster, each is replaced by a link that
+     * logs in with those (opened now for the own broker, on first use for the others), and ends once what
+     * it still waits for is answered. Nothing else is in flight during a SASL exchange.
+     */
+    public void principalKnown() {
+        String user = client.principalUser();
+        if (own != null && needsOtherCredentials(own, user)) {
+            retire(own);
+            byKey.values().removeIf(l -> l == own);
+            openOwn(ownNodeId);
+        }
+        if (boundAny != null && needsOtherCredentials(boundAny, user)) {
+            retire(boundAny);
+            boundAny = null;
+        }
+        for (Long2ObjectHashMap<UpstreamLink>.EntryIterator it = byKey.entrySet().iterator(); it.hasNext(); ) {
+            UpstreamLink l = it.next().getValue();
+            if (l != own && needsOtherCredentials(l, user)) {
+                retire(l);
+                it.remove();
+            }
+        }
+    }
+
+    private boolean needsOtherCredentials(UpstreamLink link, String user) {
+        if (link.isClosed() || (link.credentials == null && (link == own || link == boundAny) && client.forwardsClientSasl())) {
+            return false;
+        }
+        return client.cluster(link.route()).saslFor(user) != link.credentials;
+    }
+
+    private void retire(UpstreamLink link) {
+        link.replaced = true;
+        link.closeAfterAnswers(client.eventLoop(), SIDE_ANSWER_WAIT_MILLIS);
+    }
+
     @Override
     public void onLinkClosed(UpstreamLink link) {
+        if (link.replaced) {
+            if (link.countedUnwritable) {
+                link.countedUnwritable = false;
+                unwritable--;
+                client.onLinkWritabilityChanged();
+            }
+            return; // a link a principal's own replaced: not a failure
+        }
         if (link != own && link != boundAny && !client.isClosed()) {
             backOff(link);
         } else {
