@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The {@code weft} command line:
  * <pre>
- *   weft run --config FILE     run the proxy
+ *   weft run --config FILE [--watch]   run the proxy (--watch: reload when FILE changes)
  *   weft validate FILE         check a config file and exit (0 = valid, 2 = not)
  *   weft demo                  start real local Kafka behind the proxy and print what to try
  * </pre>
@@ -32,7 +32,7 @@ public final class WeftMain {
         String command = args.length == 0 ? "help" : args[0];
         try {
             return switch (command) {
-                case "run" -> runProxy(configArg(args, 1), out);
+                case "run" -> runProxy(configArg(args, 1), java.util.Arrays.asList(args).contains("--watch"), out);
                 case "validate" -> validate(args.length > 1 ? args[1] : null, out, err);
                 case "demo" -> demo(out);
                 case "switch" -> SwitchCommand.run(args, out, err);
@@ -53,7 +53,7 @@ public final class WeftMain {
     }
 
     private static int usage(PrintStream out, int code) {
-        out.println("usage: weft run --config FILE | weft validate FILE | weft demo | " + SwitchCommand.USAGE
+        out.println("usage: weft run --config FILE [--watch] | weft validate FILE | weft demo | " + SwitchCommand.USAGE
                 + " | " + CredentialsCommand.USAGE);
         return code;
     }
@@ -81,7 +81,10 @@ public final class WeftMain {
         return 0;
     }
 
-    private static int runProxy(String file, PrintStream out) throws ConfigException {
+    /** How often {@code --watch} looks at the config file (a change is applied one to two looks later). */
+    static final java.time.Duration WATCH_EVERY = java.time.Duration.ofSeconds(2);
+
+    private static int runProxy(String file, boolean watch, PrintStream out) throws ConfigException {
         WeftConfig config = ConfigLoader.load(Path.of(file));
         WeftProxy proxy = WeftProxy.start(config);
         for (String vc : config.virtualClusters().keySet()) {
@@ -91,8 +94,11 @@ public final class WeftMain {
         proxy.adminAddress().ifPresent(a -> out.println("weft: admin endpoint http://" + a.getHostString() + ":" + a.getPort()
                 + "/ (metrics, livez, readyz)"));
         reloadOnHangup(proxy);
-        out.println("weft: to apply a changed " + file + ": kill -HUP " + ProcessHandle.current().pid()
-                + (proxy.adminAddress().isPresent() ? " or POST /reload on the admin endpoint" : ""));
+        if (watch) {
+            dev.weft.proxy.reload.ConfigFileWatch.start(Path.of(file), WATCH_EVERY, proxy::reload);
+        }
+        out.println("weft: to apply a changed " + file + ": " + (watch ? "save it (--watch), or " : "") + "kill -HUP "
+                + ProcessHandle.current().pid() + (proxy.adminAddress().isPresent() ? " or POST /reload on the admin endpoint" : ""));
         awaitShutdown(proxy);
         return 0;
     }
