@@ -39,6 +39,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -163,6 +164,32 @@ class TenantIsolationTest {
         }
     }
 
+    /**
+     * A KIP-848 consumer (group.protocol=consumer) of a prefix tenant: its ConsumerGroupHeartbeat names
+     * the topic without the prefix and the broker's assignor, which sees only real names, assigns the
+     * tenant's real topic, not the other tenant's of the same name. Kinds whose groups are coordinated by
+     * one real cluster (partition-woven topics need the classic protocol; branching and switching plan
+     * groups as the topic weave does).
+     */
+    @ParameterizedTest
+    @EnumSource(value = VirtualClusterKind.class, names = {"PASS_THROUGH", "TOPIC_WOVEN", "COLLAPSED"})
+    void aTenantsKip848ConsumerSubscribesByItsOwnNamesAndReadsOnlyItsRecords(VirtualClusterKind kind) throws Exception {
+        String events = kind.name("orders-848"); // "orders-*": what the other prefix test expects a tenant to see
+        fixture.createTopic(kind, "acme." + events, 2, 1);
+        fixture.createTopic(kind, "globex." + events, 2, 1);
+        List<String> aliceSent = produce(kind, "alice", events, "acme", 12);
+        produce(kind, "bob", events, "globex", 7);
+        assertEquals(aliceSent.stream().sorted().toList(),
+                consume(kind, "alice", events, "acme-848-" + kind.slug(), aliceSent.size(), "consumer"));
+        Admin admin = fixture.primary().admin(); // the cluster's own, shared
+        // the group's offsets are on the tenant's real topic
+        Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = admin
+                .listConsumerGroupOffsets("acme-848-" + kind.slug()).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        assertTrue(!committed.isEmpty() && committed.keySet().stream().allMatch(tp -> tp.topic().equals("acme." + events)),
+                committed.toString());
+        assertEquals(12, committed.values().stream().mapToLong(o -> o.offset()).sum(), committed.toString());
+    }
+
     @ParameterizedTest
     @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
     void tenantsByAllowListSeeDisjointTopicsAndAWriteToTheOthersFailsAndWritesNothing(VirtualClusterKind kind) throws Exception {
@@ -227,8 +254,14 @@ class TenantIsolationTest {
     }
 
     private static List<String> consume(VirtualClusterKind kind, String user, String topic, String group, int expected) {
+        return consume(kind, user, topic, group, expected, "classic");
+    }
+
+    private static List<String> consume(VirtualClusterKind kind, String user, String topic, String group, int expected,
+            String groupProtocol) {
         Map<String, Object> c = client(kind, user);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, groupProtocol);
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         List<String> received = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
