@@ -166,6 +166,21 @@ public final class UpstreamCluster implements AutoCloseable {
         });
     }
 
+    /**
+     * What an operator can act on: kafka-clients says "Timed out waiting for a node assignment. Call:
+     * listNodes" when no bootstrap broker answered, and logs each failed connection attempt itself at
+     * WARN, which logback.xml keeps quiet (NetworkClient at ERROR, where authentication failures are).
+     */
+    String whyDiscoveryFailed(Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "no broker answered within 10 s (bootstrap " + bootstrap.stream().map(a -> a.getHostString() + ":" + a.getPort())
+                    .collect(java.util.stream.Collectors.joining(",")) + "): is the cluster up and reachable from this host,"
+                    + " and does its listener speak what clusters." + name + " configures (tls, sasl)? (" + cause.getMessage() + ")";
+        }
+        return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    }
+
     private static InetSocketAddress resolvedAddress(BrokerEndpoint b) {
         // Already resolved by the discovery thread when it could; InetSocketAddress caches the result.
         return new InetSocketAddress(b.host(), b.port());
@@ -190,7 +205,7 @@ public final class UpstreamCluster implements AutoCloseable {
                 refreshing.set(null);
                 if (error != null) {
                     if (!closed) {
-                        LOG.warn("cluster '{}': broker discovery failed: {}", name, error.getMessage());
+                        LOG.warn("cluster '{}': broker discovery failed: {}", name, whyDiscoveryFailed(error));
                     }
                     mine.completeExceptionally(error);
                 } else {
