@@ -225,9 +225,9 @@ public final class ConfigLoader {
             if (addresses.isEmpty()) {
                 bootstrap.problem("names no broker address (expected host:port[,host:port...])");
             }
-            WeftConfig.SaslCredentials own = sasl(c.get("sasl"));
-            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, TlsSettingsReader.upstream(c.get("tls")),
-                    own, principalSasl(c.get("principals"), c.get("sasl").isMissing())));
+            TlsConfig tls = TlsSettingsReader.upstream(c.get("tls"));
+            out.put(e.getKey(), new ClusterConfig(e.getKey(), List.copyOf(addresses), null, tls, sasl(c.get("sasl")),
+                    principals(c.get("principals"), !c.get("sasl").isMissing(), c.get("tls").isMissing() ? null : tls)));
         }
         if (out.isEmpty() && !n.isMissing()) {
             n.problem("is empty: name at least one Kafka cluster");
@@ -538,31 +538,38 @@ public final class ConfigLoader {
     }
 
     /**
-     * {@code clusters.NAME.principals}: USER → { sasl: credentials }. A cluster with these needs its own
-     * {@code sasl} too: its discovery client and the clients no entry names log in with that.
+     * {@code clusters.NAME.principals}: USER → { sasl: credentials, tls: a client certificate }. Each
+     * replaces what the cluster has of its own, which it therefore needs: the proxy's discovery client and
+     * the principals no entry names still connect with that.
      */
-    private static Map<String, WeftConfig.SaslCredentials> principalSasl(ConfigNode n, boolean noOwnSasl) {
+    private static Map<String, WeftConfig.UpstreamIdentity> principals(ConfigNode n, boolean ownSasl, TlsConfig ownTls) {
         if (n.isMissing() || !n.requireObject()) {
             return Map.of();
         }
-        if (noOwnSasl) {
-            n.problem("needs the cluster's own 'sasl' too: the proxy's discovery client and the principals not named here"
-                    + " log in with it");
-        }
-        Map<String, WeftConfig.SaslCredentials> out = new LinkedHashMap<>();
+        Map<String, WeftConfig.UpstreamIdentity> out = new LinkedHashMap<>();
         for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
             ConfigNode p = e.getValue();
             if (!p.requireObject()) {
                 continue;
             }
-            p.allowOnly(Set.of("sasl"));
-            if (p.get("sasl").isMissing()) {
-                p.problem("needs 'sasl': the credentials this principal's broker connections log in with");
+            p.allowOnly(Set.of("sasl", "tls"));
+            if (p.get("sasl").isMissing() && p.get("tls").isMissing()) {
+                p.problem("needs 'sasl' (a SASL login) or 'tls' (a client certificate): who this principal's broker"
+                        + " connections are");
                 continue;
             }
-            WeftConfig.SaslCredentials credentials = sasl(p.get("sasl"));
-            if (credentials != null) {
-                out.put(e.getKey(), credentials);
+            if (!p.get("sasl").isMissing() && !ownSasl) {
+                p.get("sasl").problem("needs the cluster's own 'sasl' too: the proxy's discovery client and the principals"
+                        + " not named here log in with it");
+            }
+            if (!p.get("tls").isMissing() && ownTls == null) {
+                p.get("tls").problem("needs the cluster's own 'tls' too (its trust and host name checks are the principal's)");
+            }
+            WeftConfig.SaslCredentials credentials = p.get("sasl").isMissing() ? null : sasl(p.get("sasl"));
+            TlsConfig tls = p.get("tls").isMissing() || ownTls == null ? null
+                    : TlsSettingsReader.principalCertificate(p.get("tls"), ownTls);
+            if (credentials != null || tls != null) {
+                out.put(e.getKey(), new WeftConfig.UpstreamIdentity(credentials, tls));
             }
         }
         return out;

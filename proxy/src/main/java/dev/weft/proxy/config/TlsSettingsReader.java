@@ -90,6 +90,23 @@ final class TlsSettingsReader {
         return new TlsConfig(identity(n), trust(n), ClientAuth.NONE, n.get("verifyHostname").bool(true));
     }
 
+    /**
+     * {@code clusters.NAME.principals.USER.tls}: a principal's client certificate, with the cluster's
+     * trust and host name checks ({@code clusterTls}).
+     */
+    static TlsConfig principalCertificate(ConfigNode n, TlsConfig clusterTls) {
+        if (!n.requireObject()) {
+            return null;
+        }
+        n.allowOnly(Set.of("certificate", "key", "keyPassword", "keyStore", "keyStorePassword"));
+        KeyMaterial identity = identity(n);
+        if (identity == null) {
+            n.problem("needs the principal's client certificate: 'certificate' and 'key' (PEM) or 'keyStore' (PKCS12)");
+            return null;
+        }
+        return new TlsConfig(identity, clusterTls.trust(), ClientAuth.NONE, clusterTls.verifyHostname());
+    }
+
     private static KeyMaterial identity(ConfigNode n) {
         Path cert = file(n.get("certificate"));
         Path key = file(n.get("key"));

@@ -74,19 +74,29 @@ public record WeftConfig(
      */
     /**
      * @param sasl the proxy's own credentials ({@code clusters.NAME.sasl}), or null
-     * @param principalSasl {@code clusters.NAME.principals.USER.sasl}: the credentials the links of a
-     *     client authenticated as USER log in with in place of {@code sasl}, so the brokers' ACLs and
-     *     quotas see the tenant (empty: every client's links use {@code sasl})
+     * @param principals {@code clusters.NAME.principals.USER}: who the links of a client authenticated
+     *     as USER are to the brokers in place of the proxy, so the brokers' ACLs and quotas see the
+     *     tenant (empty: every client's links are the proxy's)
      */
     public record ClusterConfig(String name, java.util.List<HostPort> bootstrap, EmbeddedCluster embedded, TlsConfig tls,
-            SaslCredentials sasl, java.util.Map<String, SaslCredentials> principalSasl) {
+            SaslCredentials sasl, java.util.Map<String, UpstreamIdentity> principals) {
         public ClusterConfig {
-            principalSasl = java.util.Map.copyOf(principalSasl);
+            principals = java.util.Map.copyOf(principals);
         }
 
         public boolean isEmbedded() {
             return embedded != null;
         }
+    }
+
+    /**
+     * A client principal's own identity towards one cluster ({@code clusters.NAME.principals.USER}):
+     * what it gives replaces the proxy's, what it leaves out stays the proxy's.
+     *
+     * @param sasl its SASL login in place of {@code clusters.NAME.sasl}, or null
+     * @param tls the cluster's TLS settings with its client certificate in place of the proxy's, or null
+     */
+    public record UpstreamIdentity(SaslCredentials sasl, TlsConfig tls) {
     }
 
     /**

@@ -144,8 +144,11 @@ public final class WeftProxy implements AutoCloseable {
 
     private UpstreamCluster upstream(ClusterConfig c) {
         String where = "clusters." + c.name() + ".tls";
+        Map<String, UpstreamCluster.Identity> principals = new LinkedHashMap<>();
+        c.principals().forEach((user, id) -> principals.put(user, new UpstreamCluster.Identity(
+                id.tls() == null ? null : TlsContexts.client(id.tls(), "clusters." + c.name() + ".principals." + user + ".tls"), id.sasl())));
         return new UpstreamCluster(c.name(), bootstrapOf(c), DiscoveryClientSecurity.of(c.tls(), c.sasl()),
-                c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl(), c.principalSasl());
+                c.tls() == null ? null : TlsContexts.client(c.tls(), where), c.sasl(), principals);
     }
 
     private List<InetSocketAddress> bootstrapOf(ClusterConfig c) {

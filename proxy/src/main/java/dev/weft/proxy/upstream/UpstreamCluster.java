@@ -46,7 +46,9 @@ public final class UpstreamCluster implements AutoCloseable {
     private final Map<String, Object> clientProperties;
     private final SslContext tls;
     private final dev.weft.proxy.config.WeftConfig.SaslCredentials sasl;
-    private final Map<String, dev.weft.proxy.config.WeftConfig.SaslCredentials> principalSasl;
+    /** The proxy's own: TLS and SASL of every link no principal has its own identity for. */
+    private final Identity own;
+    private final Map<String, Identity> principals;
     /** At most one WARN line every 10 s for this cluster's failed link authentications. */
     private final dev.weft.iocore.time.AtMostEvery saslWarnings = new dev.weft.iocore.time.AtMostEvery(Duration.ofSeconds(10));
     private final AtomicInteger roundRobin = new AtomicInteger();
@@ -67,14 +69,20 @@ public final class UpstreamCluster implements AutoCloseable {
     }
 
     /**
+     * Who a link is to the brokers: its TLS (client certificate included) and its SASL login, either
+     * null. Compared by identity: one instance per principal and one for the proxy.
+     */
+    public record Identity(SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl) {
+    }
+
+    /**
      * @param sasl the credentials every connection the proxy opens to the brokers authenticates with
      *     ({@code clusters.NAME.sasl}), or null; the discovery client's are in {@code clientProperties}
-     * @param principalSasl the credentials the connections of a client principal (by user name) log in
-     *     with in place of {@code sasl} ({@code clusters.NAME.principals})
+     * @param principals who the connections of a client principal (by user name) are in place of the
+     *     proxy ({@code clusters.NAME.principals}): a null part of one is the proxy's {@code tls} or {@code sasl}
      */
     public UpstreamCluster(String name, List<InetSocketAddress> bootstrap, Map<String, Object> clientProperties,
-            SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl,
-            Map<String, dev.weft.proxy.config.WeftConfig.SaslCredentials> principalSasl) {
+            SslContext tls, dev.weft.proxy.config.WeftConfig.SaslCredentials sasl, Map<String, Identity> principals) {
         if (bootstrap.isEmpty()) {
             throw new IllegalArgumentException("cluster '" + name + "' has no bootstrap address");
         }
@@ -84,7 +92,11 @@ public final class UpstreamCluster implements AutoCloseable {
         this.clientProperties = Map.copyOf(clientProperties);
         this.tls = tls;
         this.sasl = sasl;
-        this.principalSasl = Map.copyOf(principalSasl);
+        this.own = new Identity(tls, sasl);
+        Map<String, Identity> filled = new java.util.HashMap<>();
+        principals.forEach((user, id) -> filled.put(user, new Identity(id.tls() != null ? id.tls() : tls,
+                id.sasl() != null ? id.sasl() : sasl)));
+        this.principals = Map.copyOf(filled);
     }
 
     /**
@@ -96,14 +108,14 @@ public final class UpstreamCluster implements AutoCloseable {
     }
 
     /**
-     * The credentials the connections of a client authenticated as {@code user} log in with: its own
-     * ({@code clusters.NAME.principals.USER.sasl}), else the proxy's ({@link #sasl()}). Null user: the proxy's.
+     * Who the connections of a client authenticated as {@code user} are: its own identity
+     * ({@code clusters.NAME.principals.USER}), else the proxy's. Null user: the proxy's.
      */
-    public dev.weft.proxy.config.WeftConfig.SaslCredentials saslFor(String user) {
-        if (user == null || principalSasl.isEmpty()) {
-            return sasl;
+    public Identity identityFor(String user) {
+        if (user == null || principals.isEmpty()) {
+            return own;
         }
-        return principalSasl.getOrDefault(user, sasl);
+        return principals.getOrDefault(user, own);
     }
 
     /** Gates the WARN lines of failed link authentications: at most one every 10 s for the cluster. */

@@ -83,8 +83,8 @@ public final class UpstreamLink {
     boolean countedUnwritable;
     /** Carries branch copies only: never waited on (see {@link UpstreamLinks#side}). */
     boolean side;
-    /** The credentials it logged in with (null: none, or its client's own forwarded SASL). */
-    dev.weft.proxy.config.WeftConfig.SaslCredentials credentials;
+    /** Who it is to its broker (its cluster's {@link UpstreamCluster#identityFor}). */
+    UpstreamCluster.Identity identity;
     /** Replaced by a link with other credentials ({@link UpstreamLinks#principalKnown}): it ends quietly. */
     boolean replaced;
     private int nextCorrelationId;

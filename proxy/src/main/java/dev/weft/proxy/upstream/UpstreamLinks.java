@@ -203,27 +203,29 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
                 .forBroker(route, nodeId == ANY ? UpstreamRequestCounters.ANY_BROKER : Integer.toString(nodeId)));
         // the proxy's own connections authenticate with the cluster's credentials; a bound link of a
         // router that forwards SASL carries the client's own SaslHandshake/SaslAuthenticate instead
-        WeftConfig.SaslCredentials sasl = bound && client.forwardsClientSasl() ? null : cluster.saslFor(client.principalUser());
-        link.credentials = sasl;
+        UpstreamCluster.Identity identity = cluster.identityFor(client.principalUser());
+        link.identity = identity;
+        WeftConfig.SaslCredentials sasl = bound && client.forwardsClientSasl() ? null : identity.sasl();
         if (nodeId == ANY) {
-            connect(link, cluster, cluster.anyBroker(), sasl);
+            connect(link, cluster, cluster.anyBroker(), identity.tls(), sasl);
         } else {
             cluster.resolveBroker(nodeId, (address, error) -> client.eventLoop().execute(() -> {
                 if (error != null) {
                     link.failUnresolved(error.getMessage());
                 } else {
-                    connect(link, cluster, address, sasl);
+                    connect(link, cluster, address, identity.tls(), sasl);
                 }
             }));
         }
         return link;
     }
 
-    private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address, WeftConfig.SaslCredentials sasl) {
+    private void connect(UpstreamLink link, UpstreamCluster cluster, InetSocketAddress address, io.netty.handler.ssl.SslContext tls,
+            WeftConfig.SaslCredentials sasl) {
         if (link.isClosed() && !link.draining()) {
             return; // the session closed and nothing is left to send
         }
-        link.connect(settings, client.eventLoop(), address, cluster.tls(), sasl, cluster.saslWarnings());
+        link.connect(settings, client.eventLoop(), address, tls, sasl, cluster.saslWarnings());
     }
 
     /** Flushes every link (after a batch of sends). */
@@ -294,10 +296,10 @@ public final class UpstreamLinks implements UpstreamLink.Owner {
     }
 
     private boolean needsOtherCredentials(UpstreamLink link, String user) {
-        if (link.isClosed() || (link.credentials == null && (link == own || link == boundAny) && client.forwardsClientSasl())) {
-            return false;
+        if (link.isClosed() || ((link == own || link == boundAny) && client.forwardsClientSasl())) {
+            return false; // its client's own SASL went over it: the broker knows the client already
         }
-        return client.cluster(link.route()).saslFor(user) != link.credentials;
+        return client.cluster(link.route()).identityFor(user) != link.identity;
     }
 
     private void retire(UpstreamLink link) {

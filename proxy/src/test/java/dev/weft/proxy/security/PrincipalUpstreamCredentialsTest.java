@@ -9,6 +9,7 @@ import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.TestPki;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,13 +49,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Per-principal upstream credentials ({@code clusters.NAME.principals.USER.sasl}): a real broker whose
- * SCRAM listener is guarded by Kafka's StandardAuthorizer, where only {@code acme-svc} may write and read
- * {@code acme.*} and the proxy's own user {@code weft} may only describe. Clients authenticate to Weft
- * (SASL PLAIN termination) as {@code alice}, mapped to {@code acme-svc}, or as {@code bob}, not mapped.
- * On a mirrored and on a topic-woven virtual cluster, alice's idempotent producer and consumer group
- * work — which only acme-svc's ACLs allow, so the broker saw the tenant, not the proxy — while bob's
- * write gets TOPIC_AUTHORIZATION_FAILED from the broker and nothing lands.
+ * Per-principal upstream identities ({@code clusters.NAME.principals.USER}): real brokers guarded by
+ * Kafka's StandardAuthorizer, where only {@code acme-svc} may write and read {@code acme.*} and the
+ * proxy's own user {@code weft} may only describe — one with a SCRAM listener (the principal's own
+ * {@code sasl}), one with an mTLS listener mapping the certificate's CN to the user (its own {@code tls}
+ * client certificate). Clients authenticate to Weft (SASL PLAIN termination) as {@code alice}, mapped
+ * to {@code acme-svc}, or as {@code bob}, not mapped. On a mirrored and a topic-woven virtual cluster
+ * over the first and a mirrored one over the second, alice's idempotent producer and consumer group work
+ * — which only acme-svc's ACLs allow, so the broker saw the tenant, not the proxy — while bob's write
+ * gets TOPIC_AUTHORIZATION_FAILED from the broker and nothing lands.
  */
 class PrincipalUpstreamCredentialsTest {
 
@@ -64,6 +67,8 @@ class PrincipalUpstreamCredentialsTest {
     @TempDir
     static Path dir;
     private static KafkaCluster kafka;
+    private static KafkaCluster tlsKafka;
+    private static TestPki pki;
     private static WeftProxy proxy;
 
     @BeforeAll
@@ -85,23 +90,52 @@ class PrincipalUpstreamCredentialsTest {
                         new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), user[1]))).all().get(30, TimeUnit.SECONDS);
             }
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            admin.createAcls(List.of(
-                    allow("weft", ResourceType.TOPIC, "*", PatternType.LITERAL, AclOperation.DESCRIBE),
-                    allow("weft", ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE),
-                    allow("acme-svc", ResourceType.TOPIC, "acme.", PatternType.PREFIXED, AclOperation.ALL),
-                    allow("acme-svc", ResourceType.GROUP, "acme-", PatternType.PREFIXED, AclOperation.ALL),
-                    allow("acme-svc", ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE)))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(acls()).all().get(30, TimeUnit.SECONDS);
         }
         kafka.awaitLeaders(TOPIC, 2);
+
+        pki = new TestPki(dir);
+        TestPki.Issued broker = pki.issue("broker");
+        tlsKafka = KafkaCluster.builder().brokers(1)
+                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
+                .listener("SSL", SecurityProtocol.SSL)
+                .brokerProperty("listener.name.ssl.ssl.keystore.type", "PKCS12")
+                .brokerProperty("listener.name.ssl.ssl.keystore.location", broker.keyStore().toString())
+                .brokerProperty("listener.name.ssl.ssl.keystore.password", TestPki.PASSWORD)
+                .brokerProperty("listener.name.ssl.ssl.truststore.type", "PKCS12")
+                .brokerProperty("listener.name.ssl.ssl.truststore.location", pki.trustStore().toString())
+                .brokerProperty("listener.name.ssl.ssl.truststore.password", TestPki.PASSWORD)
+                .brokerProperty("listener.name.ssl.ssl.client.auth", "required")
+                .brokerProperty("ssl.principal.mapping.rules", "RULE:^CN=([^,]+)$/$1/,DEFAULT")
+                .brokerProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+                .brokerProperty("super.users", "User:ANONYMOUS")
+                .build();
+        tlsKafka.start();
+        try (Admin admin = Admin.create(tlsKafka.adminConfig())) {
+            admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.createAcls(acls()).all().get(30, TimeUnit.SECONDS);
+        }
+        tlsKafka.awaitLeaders(TOPIC, 2);
         Path credentials = dir.resolve("users");
         TestCredentials.add(credentials, "alice", "alice-secret");
         TestCredentials.add(credentials, "bob", "bob-secret");
-        int port = FreePorts.randomRange(6);
+        int port = FreePorts.randomRange(9);
         proxy = WeftProxy.start(ConfigLoader.parse(config(port, credentials), "principal-upstream.yaml"));
     }
 
-    private static String config(int port, Path credentials) {
+    /** weft (the proxy) may only describe; acme-svc owns acme.* and the acme- groups. */
+    private static List<AclBinding> acls() {
+        return List.of(
+                allow("weft", ResourceType.TOPIC, "*", PatternType.LITERAL, AclOperation.DESCRIBE),
+                allow("weft", ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE),
+                allow("acme-svc", ResourceType.TOPIC, "acme.", PatternType.PREFIXED, AclOperation.ALL),
+                allow("acme-svc", ResourceType.GROUP, "acme-", PatternType.PREFIXED, AclOperation.ALL),
+                allow("acme-svc", ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.DESCRIBE));
+    }
+
+    private static String config(int port, Path credentials) throws Exception {
+        TestPki.Issued weft = pki.issue("weft");
+        TestPki.Issued acme = pki.issue("acme-svc");
         return """
                 server: { eventLoops: 1 }
                 admin: { enabled: false }
@@ -111,6 +145,11 @@ class PrincipalUpstreamCredentialsTest {
                     sasl: { mechanism: SCRAM-SHA-512, username: weft, password: weft-secret }
                     principals:
                       alice: { sasl: { mechanism: SCRAM-SHA-512, username: acme-svc, password: acme-secret } }
+                  acme-tls:
+                    bootstrap: "%7$s"
+                    tls: { trustCertificates: "%8$s", certificate: "%9$s", key: "%10$s" }
+                    principals:
+                      alice: { tls: { certificate: "%11$s", key: "%12$s" } }
                 routers:
                   weave:
                     type: topic-weave
@@ -129,7 +168,15 @@ class PrincipalUpstreamCredentialsTest {
                       - { name: plain, bind: "127.0.0.1:%5$d", brokerPorts: { start: %6$d, nodeIds: "0-1" } }
                     authentication:
                       sasl: { mechanisms: [PLAIN], credentials: "%4$s" }
-                """.formatted(kafka.bootstrapServers("EXTERNAL"), port, port + 1, credentials, port + 3, port + 4);
+                  mirrored-tls:
+                    target: { cluster: acme-tls }
+                    gateways:
+                      - { name: plain, bind: "127.0.0.1:%13$d", brokerPorts: { start: %14$d, nodeIds: "0-1" } }
+                    authentication:
+                      sasl: { mechanisms: [PLAIN], credentials: "%4$s" }
+                """.formatted(kafka.bootstrapServers("EXTERNAL"), port, port + 1, credentials, port + 3, port + 4,
+                tlsKafka.bootstrapServers("SSL"), pki.caPem(), weft.certificatePem(), weft.keyPem(), acme.certificatePem(),
+                acme.keyPem(), port + 6, port + 7);
     }
 
     private static AclBinding allow(String user, ResourceType type, String name, PatternType pattern, AclOperation op) {
@@ -142,8 +189,10 @@ class PrincipalUpstreamCredentialsTest {
         if (proxy != null) {
             proxy.close();
         }
-        if (kafka != null) {
-            kafka.close();
+        for (KafkaCluster c : new KafkaCluster[] {kafka, tlsKafka}) {
+            if (c != null) {
+                c.close();
+            }
         }
     }
 
@@ -164,17 +213,18 @@ class PrincipalUpstreamCredentialsTest {
         return c;
     }
 
-    private static long endOffsets() throws Exception {
-        try (Admin admin = Admin.create(kafka.adminConfig())) {
+    private static long endOffsets(String virtualCluster) throws Exception {
+        KafkaCluster cluster = virtualCluster.endsWith("-tls") ? tlsKafka : kafka;
+        try (Admin admin = Admin.create(cluster.adminConfig())) {
             return admin.listOffsets(Map.of(new TopicPartition(TOPIC, 0), OffsetSpec.latest(), new TopicPartition(TOPIC, 1),
                     OffsetSpec.latest())).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
         }
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mirrored", "woven"})
+    @ValueSource(strings = {"mirrored", "woven", "mirrored-tls"})
     void aMappedPrincipalWritesAndReadsAsItsOwnUpstreamUser(String virtualCluster) throws Exception {
-        long before = endOffsets();
+        long before = endOffsets(virtualCluster);
         Map<String, Object> p = client(virtualCluster, "alice");
         p.put("enable.idempotence", true); // InitProducerId too: acme-svc's WRITE on acme.* allows it, weft has none
         p.put("acks", "all");
@@ -184,7 +234,7 @@ class PrincipalUpstreamCredentialsTest {
                 producer.send(new ProducerRecord<>(TOPIC, "k" + i, virtualCluster + "-" + i)).get(30, TimeUnit.SECONDS);
             }
         }
-        assertEquals(before + records, endOffsets(), "alice's records landed, written as acme-svc");
+        assertEquals(before + records, endOffsets(virtualCluster), "alice's records landed, written as acme-svc");
 
         Map<String, Object> c = client(virtualCluster, "alice");
         c.put("group.id", "acme-readers-" + virtualCluster);
@@ -206,9 +256,9 @@ class PrincipalUpstreamCredentialsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"mirrored", "woven"})
+    @ValueSource(strings = {"mirrored", "woven", "mirrored-tls"})
     void anUnmappedPrincipalReachesTheBrokerAsTheProxyAndIsRefusedThere(String virtualCluster) throws Exception {
-        long before = endOffsets();
+        long before = endOffsets(virtualCluster);
         Map<String, Object> p = client(virtualCluster, "bob");
         p.put("enable.idempotence", false); // a plain Produce, so the refusal is the topic's
         p.put("acks", "1");
@@ -218,11 +268,11 @@ class PrincipalUpstreamCredentialsTest {
                     () -> producer.send(new ProducerRecord<>(TOPIC, "k", "bob")).get(30, TimeUnit.SECONDS));
             assertInstanceOf(TopicAuthorizationException.class, e.getCause(), "weft may only describe acme.*: " + e.getCause());
         }
-        assertEquals(before, endOffsets(), "nothing of bob's was written");
+        assertEquals(before, endOffsets(virtualCluster), "nothing of bob's was written");
     }
 
     @Test
-    void principalsWithoutTheClustersOwnSaslIsOneLine() {
+    void aPrincipalsIdentityNeedsTheClustersOwnOfTheSameKind() {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
                 clusters:
                   acme:
@@ -234,7 +284,22 @@ class PrincipalUpstreamCredentialsTest {
                     target: { cluster: acme }
                     gateways: [ { name: plain, bind: "127.0.0.1:19092" } ]
                 """, "p.yaml"));
-        assertTrue(e.getMessage().contains("clusters.acme.principals: needs the cluster's own 'sasl' too"), e.getMessage());
+        assertTrue(e.getMessage().contains("p.yaml: clusters.acme.principals.alice.sasl: needs the cluster's own 'sasl' too"),
+                e.getMessage());
         assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+        ConfigException noTls = assertThrows(ConfigException.class, () -> ConfigLoader.parse("""
+                clusters:
+                  acme:
+                    bootstrap: "127.0.0.1:9092"
+                    principals:
+                      alice: { tls: { certificate: /nope.pem, key: /nope.key } }
+                      bob: {}
+                virtualClusters:
+                  main:
+                    target: { cluster: acme }
+                    gateways: [ { name: plain, bind: "127.0.0.1:19092" } ]
+                """, "p.yaml"));
+        assertTrue(noTls.getMessage().contains("clusters.acme.principals.alice.tls: needs the cluster's own 'tls' too"), noTls.getMessage());
+        assertTrue(noTls.getMessage().contains("clusters.acme.principals.bob: needs 'sasl' (a SASL login) or 'tls'"), noTls.getMessage());
     }
 }
