@@ -69,14 +69,30 @@ class GroupOffsetTranslationTest {
     static void consumeOnEastThenTranslate() throws Exception {
         east.createTopic(TOPIC, PARTITIONS, 1);
         east.createTopic(OTHER_TOPIC, 1, 1);
+        // MM2 restarts its checkpoint task each time it discovers a group, and a restarted task keeps only
+        // a sparse history of the syncs written before it started: offsets of the groups that committed
+        // before the last restart may then be checkpointed late or not at all. So the four groups exist
+        // before MM2 starts (committed at 0), and the records are written once its one checkpoint task
+        // runs with all four.
+        Map<TopicPartition, Long> eventsAtZero = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            eventsAtZero.put(new TopicPartition(TOPIC, p), 0L);
+        }
+        for (String group : List.of("reader", "ahead", "live")) {
+            commitOnEast(group, eventsAtZero);
+        }
+        commitOnEast("audit-reader", Map.of(new TopicPartition(TOPIC, 0), 0L, new TopicPartition(OTHER_TOPIC, 0), 0L));
         mirror = MirrorMaker.builder()
             .source("east", east.bootstrapServers())
             .target("west", west.bootstrapServers())
             .topics(TOPIC + "|" + OTHER_TOPIC)
             .groups("reader|ahead|live|audit-reader") // not "unseen": MM2 never checkpoints it
             .offsetLagMax(25)
-            .build()
-            .start();
+            .build();
+        java.util.concurrent.CompletableFuture<String> allGroups = mirror.nextOutputLine(
+            line -> line.contains("checkpointing 4 consumer groups"));
+        mirror.start();
+        allGroups.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         allKeys = MirrorTestRecords.produce(east, TOPIC, "event", RECORDS);
         MirrorTestRecords.produce(east, OTHER_TOPIC, "audit", 50);
 
@@ -176,7 +192,7 @@ class GroupOffsetTranslationTest {
      * ({@code offset.lag.max} 25) behind, never ahead, where it had not.
      */
     @Test
-    void aGroupWithoutACheckpointIsTranslatedThroughTheOffsetSyncs() {
+    void aGroupWithoutACheckpointIsTranslatedThroughTheOffsetSyncs() throws Exception {
         assertFalse(checkpointed.containsKey("unseen"), "MM2 checkpointed unseen: " + checkpointed);
         assertEquals(2, result.committed().get("unseen"), result.toString());
         Map<TopicPartition, Long> onWest = committedOn(west, "unseen");
@@ -184,8 +200,31 @@ class GroupOffsetTranslationTest {
         TopicPartition events1 = new TopicPartition(TOPIC, 1);
         assertEquals(MirrorTestRecords.endOffsets(west, TOPIC, PARTITIONS).get(events0), onWest.get(events0), "events-0 at its end");
         long eastOffset = unseenCommittedOnEast.get(events1);
-        assertTrue(onWest.get(events1) <= eastOffset && onWest.get(events1) >= eastOffset - 25,
+        // MM2's rule over the syncs topic, read here: one past the newest sync below the offset, or that
+        // sync's own downstream offset at it; with none at or below it, west's earliest offset (0: MM2
+        // created the topic). How far below the offset that sync is depends on MM2, not on
+        // offset.lag.max alone: it keeps one pending sync per partition, a newer one replacing it, so a
+        // burst of replicated records may leave a single sync at its end.
+        assertEquals(viaKafkasOffsetSyncs(events1, eastOffset), onWest.get(events1),
             "events-1 on west " + onWest.get(events1) + ", committed on east " + eastOffset);
+        assertTrue(onWest.get(events1) <= eastOffset, "never ahead of the group on east");
+    }
+
+    private static long viaKafkasOffsetSyncs(TopicPartition tp, long upstreamOffset) throws Exception {
+        long[] newest = {-1, -1}; // upstream, downstream of the newest sync at or below upstreamOffset
+        try (MirrorTopicReader reader = new MirrorTopicReader(east.clientConfig(), "east", mirror.offsetSyncsTopic(), "test-syncs")) {
+            reader.readToEnd(Duration.ofSeconds(20), record -> {
+                MirrorOffsetSync sync = MirrorOffsetSync.parse(record);
+                if (sync.partition().equals(tp) && sync.upstreamOffset() <= upstreamOffset && sync.upstreamOffset() >= newest[0]) {
+                    newest[0] = sync.upstreamOffset();
+                    newest[1] = sync.downstreamOffset();
+                }
+            });
+        }
+        if (newest[0] < 0) {
+            return 0;
+        }
+        return newest[0] == upstreamOffset ? newest[1] : newest[1] + 1;
     }
 
     /** Where both exist, the higher of the checkpoint and the translation through the syncs is committed. */
@@ -273,11 +312,22 @@ class GroupOffsetTranslationTest {
         }
     }
 
-    /** Waits until west's checkpoints topic has, for each group, checkpoints at exactly these upstream offsets. */
-    private static void awaitCheckpoints(Map<String, Map<TopicPartition, Long>> expected) throws Exception {
+    /**
+     * Waits until west's checkpoints topic has, for each group, checkpoints at exactly these upstream
+     * offsets, where they are above 0: MM2 translates offset 0 only when it kept a sync at 0, and it drops
+     * syncs while earlier ones are still being written (CI saw events-2 at 0 never checkpointed). Weft's
+     * own translation covers such a partition (its earliest offset on the target).
+     */
+    private static void awaitCheckpoints(Map<String, Map<TopicPartition, Long>> all) throws Exception {
+        Map<String, Map<TopicPartition, Long>> expected = new HashMap<>();
+        all.forEach((group, offsets) -> offsets.forEach((tp, offset) -> {
+            if (offset > 0) {
+                expected.computeIfAbsent(group, g -> new HashMap<>()).put(tp, offset);
+            }
+        }));
         Map<String, Map<TopicPartition, Long>> seen = new HashMap<>();
         try (MirrorTopicReader reader = new MirrorTopicReader(west.clientConfig(), "west", mirror.checkpointsTopic(), "test-checkpoints")) {
-            MirrorTestRecords.await(WAIT, "checkpoints " + expected + " (seen " + seen + ")", () -> {
+            MirrorTestRecords.await(WAIT, () -> "checkpoints " + expected + " (seen " + seen + ")", () -> {
                 try {
                     reader.readToEnd(Duration.ofSeconds(10), record -> {
                         Checkpoint checkpoint = Checkpoint.deserializeRecord(record);
@@ -289,7 +339,8 @@ class GroupOffsetTranslationTest {
                 } catch (MirrorTopicReader.MirrorReadTimeoutException e) {
                     return false;
                 }
-                return expected.entrySet().stream().allMatch(e -> e.getValue().equals(seen.get(e.getKey())));
+                return expected.entrySet().stream().allMatch(e -> e.getValue().entrySet().stream().allMatch(
+                    p -> p.getValue().equals(seen.getOrDefault(e.getKey(), Map.of()).get(p.getKey()))));
             });
         }
         checkpointed.putAll(seen);

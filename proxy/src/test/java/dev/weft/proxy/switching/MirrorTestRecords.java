@@ -93,10 +93,15 @@ final class MirrorTestRecords {
 
     /** Polls {@code condition} every 200 ms until it holds; fails with {@code what} after {@code timeout}. */
     static void await(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
+        await(timeout, () -> what, condition);
+    }
+
+    /** As above, with {@code what} made when it fails (so it can say what was seen by then). */
+    static void await(Duration timeout, java.util.function.Supplier<String> what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what.get());
             }
             Thread.sleep(200);
         }

@@ -68,6 +68,9 @@ public final class MirrorMaker implements AutoCloseable {
     private final String tag;
     /** Last lines of the child's output; guarded by itself. */
     private final Deque<String> tail = new ArrayDeque<>();
+    /** {@link #nextOutputLine} waiters, completed by the output pump's thread. */
+    private final List<Map.Entry<java.util.function.Predicate<String>, CompletableFuture<String>>> lineWatchers =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Path directory;
     private Process process;
@@ -204,6 +207,17 @@ public final class MirrorMaker implements AutoCloseable {
         return tailText();
     }
 
+    /**
+     * Completes with the first line MM2 writes from now on that {@code matches} (call it before
+     * {@link #start()} to see every line): for waiting on what MM2 only logs, such as the groups its
+     * checkpoint task was started with.
+     */
+    public CompletableFuture<String> nextOutputLine(java.util.function.Predicate<String> matches) {
+        CompletableFuture<String> line = new CompletableFuture<>();
+        lineWatchers.add(Map.entry(matches, line));
+        return line;
+    }
+
     private List<String> command(Path propertiesFile) {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command()
@@ -240,6 +254,11 @@ public final class MirrorMaker implements AutoCloseable {
                         tail.removeFirst();
                     }
                     tail.addLast(line);
+                }
+                for (Map.Entry<java.util.function.Predicate<String>, CompletableFuture<String>> w : lineWatchers) {
+                    if (w.getKey().test(line) && w.getValue().complete(line)) {
+                        lineWatchers.remove(w);
+                    }
                 }
                 if (line.contains(SOURCE_TASK_RUNNING) && line.contains(SOURCE_CONNECTOR)) {
                     running.complete(line);
