@@ -124,11 +124,14 @@ class MirrorMakerTest {
         for (TopicPartition tp : partitions(TOPIC)) {
             List<Long> upstream = syncs.stream().filter(s -> s.partition().equals(tp))
                 .map(Mm2Records.OffsetSync::upstreamOffset).toList();
-            assertTrue(upstream.size() >= 2, tp + " syncs " + upstream);
+            // at least the last (CI saw a partition's whole burst coalesce into [147], its last record)
+            assertFalse(upstream.isEmpty(), tp + " syncs " + upstream);
             for (int i = 1; i < upstream.size(); i++) {
                 assertTrue(upstream.get(i) > upstream.get(i - 1), tp + " syncs " + upstream);
             }
-            secondLastSync.put(tp, upstream.get(upstream.size() - 2));
+            if (upstream.size() >= 2) {
+                secondLastSync.put(tp, upstream.get(upstream.size() - 2));
+            }
         }
         // Identity replication into an empty topic: each record keeps its offset.
         syncs.forEach(s -> assertEquals(s.upstreamOffset(), s.downstreamOffset(), s.toString()));
