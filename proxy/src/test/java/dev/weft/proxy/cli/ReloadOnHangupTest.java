@@ -30,12 +30,7 @@ class ReloadOnHangupTest {
         int q = FreePorts.randomRange(2);
         String upstream = "127.0.0.1:" + FreePorts.randomRange(1);
         String one = ProxyFixture.singleClusterConfig("enabled: false", upstream, 1, "", p, 0, 0);
-        String two = one + """
-                  second:
-                    target: { cluster: upstream }
-                    gateways:
-                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0" } }
-                """.formatted(q, q + 1);
+        String two = ProxyFixture.withSecondVirtualCluster(one, q);
         Path file = dir.resolve("weft.yaml");
         Files.writeString(file, one);
         try (WeftProxy proxy = WeftProxy.start(ConfigLoader.load(file))) {

@@ -82,12 +82,7 @@ class ConfigFileWatchTest {
         int q = FreePorts.randomRange(2);
         String upstream = "127.0.0.1:" + FreePorts.randomRange(1);
         String one = ProxyFixture.singleClusterConfig("enabled: false", upstream, 1, "", p, 0, 0);
-        String two = one + """
-                  second:
-                    target: { cluster: upstream }
-                    gateways:
-                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0" } }
-                """.formatted(q, q + 1);
+        String two = ProxyFixture.withSecondVirtualCluster(one, q);
         // as the kubelet mounts a ConfigMap: weft.yaml -> ..data/weft.yaml, ..data -> ..v1
         Files.createDirectories(dir.resolve("..v1"));
         Files.writeString(dir.resolve("..v1/weft.yaml"), one);

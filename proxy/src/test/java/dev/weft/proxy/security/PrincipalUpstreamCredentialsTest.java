@@ -96,15 +96,7 @@ class PrincipalUpstreamCredentialsTest {
 
         pki = new TestPki(dir);
         TestPki.Issued broker = pki.issue("broker");
-        tlsKafka = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("SSL", SecurityProtocol.SSL)
-                .brokerProperty("listener.name.ssl.ssl.keystore.type", "PKCS12")
-                .brokerProperty("listener.name.ssl.ssl.keystore.location", broker.keyStore().toString())
-                .brokerProperty("listener.name.ssl.ssl.keystore.password", TestPki.PASSWORD)
-                .brokerProperty("listener.name.ssl.ssl.truststore.type", "PKCS12")
-                .brokerProperty("listener.name.ssl.ssl.truststore.location", pki.trustStore().toString())
-                .brokerProperty("listener.name.ssl.ssl.truststore.password", TestPki.PASSWORD)
+        tlsKafka = pki.sslListener(KafkaCluster.builder().brokers(1), broker)
                 .brokerProperty("listener.name.ssl.ssl.client.auth", "required")
                 .brokerProperty("ssl.principal.mapping.rules", "RULE:^CN=([^,]+)$/$1/,DEFAULT")
                 .brokerProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")

@@ -46,6 +46,19 @@ public final class ProxyFixture {
      * @param admin the body of the {@code admin:} map, e.g. {@code bind: "127.0.0.1:0"} or {@code enabled: false}
      * @param extraServerSettings more {@code server:} entries with a leading comma, or ""
      */
+    /**
+     * {@code config} (a {@link #singleClusterConfig}) with a second pass-through virtual cluster,
+     * {@code second}, over the same cluster: bootstrap at {@code port}, node 0 at {@code port + 1}.
+     */
+    public static String withSecondVirtualCluster(String config, int port) {
+        return config + """
+                  second:
+                    target: { cluster: upstream }
+                    gateways:
+                      - { name: plain, bind: "127.0.0.1:%d", brokerPorts: { start: %d, nodeIds: "0" } }
+                """.formatted(port, port + 1);
+    }
+
     public static String singleClusterConfig(String admin, String bootstrapServers, int eventLoops, String extraServerSettings,
             int bootstrapPort, int firstNodeId, int lastNodeId) {
         return """

@@ -92,6 +92,23 @@ public final class TestPki {
         return new Issued(pem, key, p12);
     }
 
+    /**
+     * Adds an SSL listener named "SSL" to a broker, after its PLAINTEXT one (the cluster's own default):
+     * {@code broker}'s certificate, trusting this CA (Kafka checks at start that a client with the
+     * listener's settings can talk to it, so the trust store is needed even without client certificates).
+     */
+    public dev.weft.testkit.KafkaCluster.Builder sslListener(dev.weft.testkit.KafkaCluster.Builder builder, Issued broker) {
+        return builder
+                .listener("PLAINTEXT", org.apache.kafka.common.security.auth.SecurityProtocol.PLAINTEXT)
+                .listener("SSL", org.apache.kafka.common.security.auth.SecurityProtocol.SSL)
+                .brokerProperty("listener.name.ssl.ssl.keystore.type", "PKCS12")
+                .brokerProperty("listener.name.ssl.ssl.keystore.location", broker.keyStore().toString())
+                .brokerProperty("listener.name.ssl.ssl.keystore.password", PASSWORD)
+                .brokerProperty("listener.name.ssl.ssl.truststore.type", "PKCS12")
+                .brokerProperty("listener.name.ssl.ssl.truststore.location", trustStore().toString())
+                .brokerProperty("listener.name.ssl.ssl.truststore.password", PASSWORD);
+    }
+
     /** PEM chain, PEM key, and PKCS12 store (password {@link #PASSWORD}) of one issued certificate. */
     public record Issued(Path certificatePem, Path keyPem, Path keyStore) {
     }

@@ -31,7 +31,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -61,17 +60,7 @@ class TlsTest {
         server = pki.issue("proxy");
         client = pki.issue("client");
         broker = pki.issue("broker");
-        kafka = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT) // first: the cluster's own default listener
-                .listener("SSL", SecurityProtocol.SSL)
-                .brokerProperty("listener.name.ssl.ssl.keystore.type", "PKCS12")
-                .brokerProperty("listener.name.ssl.ssl.keystore.location", broker.keyStore().toString())
-                .brokerProperty("listener.name.ssl.ssl.keystore.password", TestPki.PASSWORD)
-                // Kafka checks at start that a client with the listener's settings can talk to it.
-                .brokerProperty("listener.name.ssl.ssl.truststore.type", "PKCS12")
-                .brokerProperty("listener.name.ssl.ssl.truststore.location", pki.trustStore().toString())
-                .brokerProperty("listener.name.ssl.ssl.truststore.password", TestPki.PASSWORD)
-                .build();
+        kafka = pki.sslListener(KafkaCluster.builder().brokers(1), broker).build();
         kafka.start();
     }
 
