@@ -27,10 +27,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -215,12 +217,17 @@ class FleetSwitchingTest {
      * (A replica that cannot reach it when starting does not start: its producer-id claims live there too.)
      */
     /**
-     * An idempotent producer and a consumer group reach two replicas through HAProxy (each client's
-     * connections alternate between them); the switch is moved through one replica's admin endpoint
-     * while both carry the producer's batches. Both put the move in force: once the POST answered, no
+     * An idempotent producer and a consumer group reach two replicas through HAProxy (each port's
+     * connections alternate between them); the switch is moved through replica 0's admin endpoint while
+     * replica 0 carries the producer's batches to east, and the producer's connection to west's broker
+     * lands on replica 1, which was not asked. Both put the move in force: once the POST answered, no
      * record lands on east through either, every acknowledged record is on east (before) or west (after),
      * and the group reading west through HAProxy receives everything acknowledged after the switch.
      * Forced, since no MirrorMaker runs here: the group reads west from its start.
+     * <p>The group's member leaves before the switch and a new one joins once the producer is on west:
+     * round-robin is per port, and a consumer (coordinator and fetch connections) reaching west's broker
+     * port before the producer would move the producer's connection to replica 0 (CI saw it). A member
+     * riding through a switch is ConnectionSwitchingTest's case.
      */
     @Test
     @Order(3)
@@ -248,7 +255,7 @@ class FleetSwitchingTest {
         long eastAtStart = endOffset(east);
         ExecutorService clients = Executors.newFixedThreadPool(2);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig)) {
-            clients.submit(() -> {
+            Callable<Void> groupMember = () -> {
                 try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerConfig)) {
                     consumer.subscribe(List.of(TOPIC));
                     while (consuming.get()) {
@@ -258,7 +265,8 @@ class FleetSwitchingTest {
                     }
                 }
                 return null;
-            });
+            };
+            Future<Void> memberBefore = clients.submit(groupMember);
             clients.submit(() -> {
                 for (int i = 0; running.get(); i++) {
                     String value = "fleet-" + i;
@@ -281,6 +289,10 @@ class FleetSwitchingTest {
                     () -> acked.size() + " acknowledged, failure " + failure.get());
             double[] produceBefore = balanced.stream().mapToDouble(p -> ScrapedMetrics.of(p).clientRequests("Produce")).toArray();
             assertTrue(produceBefore[0] > 0, "replica 0 carries produce to east: " + Arrays.toString(produceBefore));
+            Poll.until(Duration.ofSeconds(30), "the group to receive from east", () -> !received.isEmpty(), consumerState::get);
+            consuming.set(false);
+            memberBefore.get(30, TimeUnit.SECONDS);
+            consuming.set(true);
 
             HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://" + SwitchedProxy.admin(balanced.get(0)) + "/switches/alias?to=west&force=true"))
@@ -296,9 +308,10 @@ class FleetSwitchingTest {
             Poll.until(Duration.ofSeconds(60), "200 records acknowledged after the switch", () -> ackedAfterSwitch.size() >= 200,
                     () -> ackedAfterSwitch.size() + " acknowledged after the switch, failure " + failure.get());
             double[] produceAfter = balanced.stream().mapToDouble(p -> ScrapedMetrics.of(p).clientRequests("Produce")).toArray();
-            // The switch was asked of replica 0; replica 1 carries the producer's connection to west's broker.
+            // The switch was asked of replica 0; replica 1 took the first connection to west's broker port.
             assertTrue(produceAfter[1] > produceBefore[1],
                     "replica 1 carries produce to west: " + Arrays.toString(produceBefore) + " -> " + Arrays.toString(produceAfter));
+            clients.submit(groupMember);
             running.set(false);
             producer.flush();
             assertEquals(null, failure.get(), "no send failed");
