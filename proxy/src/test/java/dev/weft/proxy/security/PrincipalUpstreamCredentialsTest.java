@@ -9,6 +9,7 @@ import dev.weft.proxy.config.ConfigException;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.SaslListener;
 import dev.weft.proxy.testing.TestPki;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.file.Path;
@@ -22,9 +23,7 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -38,7 +37,6 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -73,22 +71,14 @@ class PrincipalUpstreamCredentialsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "SCRAM-SHA-512")
-                .brokerProperty("listener.name.external.scram-sha-512.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
+        kafka = SaslListener.scram(KafkaCluster.builder().brokers(1), "SCRAM-SHA-512")
                 .brokerProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
                 // the test's admin, the brokers and the controller talk over PLAINTEXT, as ANONYMOUS
                 .brokerProperty("super.users", "User:ANONYMOUS")
                 .build();
         kafka.start();
+        SaslListener.addScramUsers(kafka, Map.of("weft", "weft-secret", "acme-svc", "acme-secret"), ScramMechanism.SCRAM_SHA_512);
         try (Admin admin = Admin.create(kafka.adminConfig())) {
-            for (String[] user : new String[][] {{"weft", "weft-secret"}, {"acme-svc", "acme-secret"}}) {
-                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user[0],
-                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), user[1]))).all().get(30, TimeUnit.SECONDS);
-            }
             admin.createTopics(List.of(new NewTopic(TOPIC, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
             admin.createAcls(acls()).all().get(30, TimeUnit.SECONDS);
         }

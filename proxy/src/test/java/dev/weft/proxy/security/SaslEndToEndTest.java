@@ -8,6 +8,7 @@ import dev.weft.proxy.conformance.Prerequisites;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ProxyFixture;
+import dev.weft.proxy.testing.SaslListener;
 import dev.weft.testkit.KafkaCluster;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,9 +24,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -33,7 +32,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -89,18 +87,9 @@ class SaslEndToEndTest {
 
     @BeforeAll
     static void start(@TempDir Path dir) throws Exception {
-        secure = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT) // the brokers' own and the test's reads
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "SCRAM-SHA-512")
-                .brokerProperty("listener.name.external.scram-sha-512.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
-                .build();
+        secure = SaslListener.scram(KafkaCluster.builder().brokers(1), "SCRAM-SHA-512").build();
         secure.start();
-        try (Admin admin = Admin.create(secure.adminConfig())) {
-            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(BROKER_USER,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), BROKER_PASSWORD))).all().get(30, TimeUnit.SECONDS);
-        }
+        SaslListener.addScramUsers(secure, Map.of(BROKER_USER, BROKER_PASSWORD), ScramMechanism.SCRAM_SHA_512);
         credentials = dir.resolve("users");
         addUser("alice", "alice-secret");
         addUser("bob", "bob-secret");

@@ -7,26 +7,25 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.SaslListener;
 import dev.weft.testkit.KafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -47,19 +46,12 @@ class SaslPassthroughTest {
 
     @BeforeAll
     static void start() throws Exception {
-        kafka = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512")
-                .brokerProperty("listener.name.external.plain.sasl.jaas.config", PLAIN_JAAS)
-                .brokerProperty("listener.name.external.scram-sha-512.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
-                .build();
+        Map<String, String> jaas = new LinkedHashMap<>();
+        jaas.put("PLAIN", PLAIN_JAAS);
+        jaas.put("SCRAM-SHA-512", SaslListener.SCRAM_JAAS);
+        kafka = SaslListener.external(KafkaCluster.builder().brokers(1), jaas).build();
         kafka.start();
-        try (Admin admin = Admin.create(kafka.adminConfig())) {
-            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("bob",
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "bob-secret"))).all().get(30, TimeUnit.SECONDS);
-        }
+        SaslListener.addScramUsers(kafka, Map.of("bob", "bob-secret"), ScramMechanism.SCRAM_SHA_512);
         int start = FreePorts.randomRange(2);
         int id = kafka.brokerIds().get(0);
         proxy = WeftProxy.start(ConfigLoader.parse("""

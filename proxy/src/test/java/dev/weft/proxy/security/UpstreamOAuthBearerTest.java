@@ -17,6 +17,7 @@ import dev.weft.proxy.config.Secret;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.SaslListener;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.upstream.StaticBearerTokenLogin;
 import dev.weft.proxy.upstream.UpstreamSaslHandshake;
@@ -54,7 +55,6 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -98,12 +98,8 @@ class UpstreamOAuthBearerTest {
         System.setProperty(OAuthBearerValidation.ALLOWED_URLS_PROPERTY, allowed.isBlank() ? jwksUrl : allowed + "," + jwksUrl);
         tokenFile = dir.resolve("kafka-token");
         Files.writeString(tokenFile, tokens.token("good", "weft", 600_000) + "\n");
-        cluster = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "OAUTHBEARER")
-                .brokerProperty("listener.name.external.oauthbearer.sasl.jaas.config",
-                        "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;")
+        cluster = SaslListener.external(KafkaCluster.builder().brokers(1),
+                        Map.of("OAUTHBEARER", "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;"))
                 .brokerProperty("listener.name.external.oauthbearer.sasl.server.callback.handler.class",
                         "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler")
                 .brokerProperty("sasl.oauthbearer.jwks.endpoint.url", jwksUrl)

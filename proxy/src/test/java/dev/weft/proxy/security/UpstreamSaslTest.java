@@ -18,6 +18,7 @@ import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
 import dev.weft.proxy.session.Session;
+import dev.weft.proxy.testing.SaslListener;
 import dev.weft.proxy.upstream.UpstreamSaslHandshake;
 import dev.weft.testkit.KafkaCluster;
 import io.netty.buffer.ByteBuf;
@@ -40,9 +41,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -56,7 +55,6 @@ import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -93,29 +91,13 @@ class UpstreamSaslTest {
 
     @BeforeAll
     static void start() throws Exception {
-        plain = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "PLAIN")
-                .brokerProperty("listener.name.external.plain.sasl.jaas.config",
-                        "org.apache.kafka.common.security.plain.PlainLoginModule required user_weft=\"" + PLAIN_PASSWORD + "\";")
-                .build();
+        plain = SaslListener.external(KafkaCluster.builder().brokers(1), Map.of("PLAIN",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_weft=\"" + PLAIN_PASSWORD + "\";")).build();
         plain.start();
-        scram = KafkaCluster.builder().brokers(1)
-                .listener("PLAINTEXT", SecurityProtocol.PLAINTEXT)
-                .listener("EXTERNAL", SecurityProtocol.SASL_PLAINTEXT)
-                .brokerProperty("listener.name.external.sasl.enabled.mechanisms", "SCRAM-SHA-256,SCRAM-SHA-512")
-                .brokerProperty("listener.name.external.scram-sha-256.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
-                .brokerProperty("listener.name.external.scram-sha-512.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;")
-                .build();
+        scram = SaslListener.scram(KafkaCluster.builder().brokers(1), "SCRAM-SHA-256", "SCRAM-SHA-512").build();
         scram.start();
+        SaslListener.addScramUsers(scram, Map.of("weft", SCRAM_PASSWORD), ScramMechanism.SCRAM_SHA_512, ScramMechanism.SCRAM_SHA_256);
         try (Admin admin = Admin.create(scram.adminConfig())) {
-            for (ScramMechanism m : List.of(ScramMechanism.SCRAM_SHA_512, ScramMechanism.SCRAM_SHA_256)) {
-                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("weft", new ScramCredentialInfo(m, 4096),
-                        SCRAM_PASSWORD))).all().get(30, TimeUnit.SECONDS);
-            }
             admin.createTopics(List.of(new NewTopic(WEST, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         try (Admin admin = Admin.create(plain.adminConfig())) {
