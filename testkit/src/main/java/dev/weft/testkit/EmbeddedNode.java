@@ -174,18 +174,23 @@ final class EmbeddedNode implements KafkaNode {
 
     /** The node's own socket-server metric: bytes written to every connection of {@code listener}. */
     private long bytesSentSinceStart(String listener) {
+        return (long) socketServerMetric(listener, "outgoing-byte-total");
+    }
+
+    @Override
+    public synchronized double socketServerMetric(String listener, String metric) {
         if (metrics == null) {
             return 0;
         }
         double sum = 0;
         for (var e : metrics.metrics().entrySet()) {
             MetricName name = e.getKey();
-            if (name.name().equals("outgoing-byte-total") && name.group().equals("socket-server-metrics")
+            if (name.name().equals(metric) && name.group().equals("socket-server-metrics")
                     && listener.equals(name.tags().get("listener"))) {
                 sum += ((Number) e.getValue().metricValue()).doubleValue();
             }
         }
-        return (long) sum;
+        return sum;
     }
 
     /** Broker before controller, as KafkaRaftServer does: the raft client must outlive the broker. */

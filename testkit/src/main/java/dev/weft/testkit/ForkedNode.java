@@ -167,6 +167,12 @@ final class ForkedNode implements KafkaNode {
     }
 
     @Override
+    public double socketServerMetric(String listener, String metric) {
+        throw new UnsupportedOperationException("node " + nodeId + " is forked: its socket-server metrics live in its own JVM;"
+                + " read " + metric + " from an in-JVM cluster");
+    }
+
+    @Override
     public synchronized OptionalLong pid() {
         return isRunning() ? OptionalLong.of(process.pid()) : OptionalLong.empty();
     }

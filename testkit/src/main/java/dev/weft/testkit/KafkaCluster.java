@@ -483,6 +483,16 @@ public final class KafkaCluster implements AutoCloseable {
         return member(nodeId).node.bytesSent(listener);
     }
 
+    /**
+     * One of broker {@code nodeId}'s socket-server metrics for {@code listener}, summed over its network
+     * processors, since the broker last started: {@code successful-reauthentication-total} (KIP-368),
+     * {@code expired-connections-killed-count} (connections closed because their session expired), and
+     * the others Kafka documents for that group; in-JVM clusters only.
+     */
+    public synchronized double socketServerMetric(int nodeId, String listener, String metric) {
+        return member(nodeId).node.socketServerMetric(listener, metric);
+    }
+
     /** Every port any node of this cluster was given, including nodes since removed. */
     public synchronized Set<Integer> usedPorts() {
         return ports == null ? Set.of() : ports.allPorts();

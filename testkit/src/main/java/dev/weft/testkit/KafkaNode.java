@@ -39,6 +39,12 @@ sealed interface KafkaNode permits EmbeddedNode, ForkedNode {
      */
     long bytesSent(String listener);
 
+    /**
+     * One of the node's socket-server metrics for {@code listener}, summed over its network processors,
+     * since it last started ({@code successful-reauthentication-total}, {@code expired-connections-killed-count}).
+     */
+    double socketServerMetric(String listener, String metric);
+
     /** The operating-system process id of a forked node while it runs; empty for an in-JVM node. */
     OptionalLong pid();
 }

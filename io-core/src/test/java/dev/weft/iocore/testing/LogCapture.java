@@ -15,17 +15,29 @@ import org.slf4j.LoggerFactory;
 public final class LogCapture implements AutoCloseable {
 
     private final Logger logger;
+    private final Level levelBefore;
+    private final boolean setLevel;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-    private LogCapture(Logger logger) {
+    private LogCapture(Logger logger, Level level) {
         this.logger = logger;
+        this.levelBefore = logger.getLevel();
+        this.setLevel = level != null;
+        if (setLevel) {
+            logger.setLevel(level);
+        }
         appender.start();
         logger.addAppender(appender);
     }
 
     /** Starts capturing the logger named after {@code type}. */
     public static LogCapture of(Class<?> type) {
-        return new LogCapture((Logger) LoggerFactory.getLogger(type));
+        return new LogCapture((Logger) LoggerFactory.getLogger(type), null);
+    }
+
+    /** Starts capturing the logger named after {@code type} at {@code level} (DEBUG lines too); close restores its level. */
+    public static LogCapture of(Class<?> type, Level level) {
+        return new LogCapture((Logger) LoggerFactory.getLogger(type), level);
     }
 
     /** Every event so far (a copy). */
@@ -44,5 +56,8 @@ public final class LogCapture implements AutoCloseable {
     public void close() {
         logger.detachAppender(appender);
         appender.stop();
+        if (setLevel) {
+            logger.setLevel(levelBefore);
+        }
     }
 }

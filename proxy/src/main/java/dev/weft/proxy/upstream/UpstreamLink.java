@@ -133,7 +133,7 @@ public final class UpstreamLink {
                         ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes, "broker " + address, true));
                         if (sasl != null) {
                             ch.pipeline().addLast(new UpstreamSaslHandshake(name, address.getHostString() + ":" + address.getPort(),
-                                    sasl, settings.connectTimeoutMillis(), saslWarnings));
+                                    sasl, settings.connectTimeoutMillis(), saslWarnings, waiting::size));
                         }
                         ch.pipeline().addLast(new Handler());
                     }

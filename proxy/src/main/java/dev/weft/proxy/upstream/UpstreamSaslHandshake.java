@@ -6,11 +6,14 @@ import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.protocol.header.ResponseHeaderView;
 import dev.weft.proxy.config.WeftConfig;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -18,7 +21,9 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.NameCallback;
 import javax.security.auth.callback.PasswordCallback;
@@ -61,6 +66,16 @@ import org.slf4j.LoggerFactory;
  * {@link dev.weft.proxy.config.Secret} when the connection is up (a rotated {@code file:} secret is used by
  * the next connection) and dropped once authentication ended; it is never logged.
  *
+ * <p><b>Re-authentication (KIP-368).</b> When the broker's SaslAuthenticate answer gives the session a
+ * lifetime ({@code connections.max.reauth.ms}, or an OAUTHBEARER token's expiry), a broker closes the
+ * connection at the first request after it ends. So the handler schedules a new one of itself at 85–95%
+ * of the lifetime (spread, so a pool's links do not all pause at once), which joins the pipeline at the
+ * same place: it holds the link's new frames, lets the answers owed for what was sent before it pass
+ * (as many as the link waited for when it joined: a broker answers in order), then runs the same
+ * exchange with the secret read again (a rotated {@code file:} password or token is used), lets the
+ * held frames go and schedules the next. A failed re-authentication fails the link as a failed first
+ * one does.
+ *
  * <p>Not sharable: one per connection, on its event loop.
  */
 public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
@@ -93,6 +108,12 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     private final WeftConfig.SaslCredentials credentials;
     private final long timeoutMillis;
     private final AtMostEvery warnings;
+    /** How many answers the link waits for; a re-authentication starts once those that were owed came. */
+    private final IntSupplier answersAwaited;
+    /** Re-authenticating: answers to frames sent before this handler joined, still to come. */
+    private int answersOwed;
+    /** Whether this one re-authenticates an authenticated connection rather than the first exchange. */
+    private final boolean reauthentication;
     private final ArrayDeque<Object> held = new ArrayDeque<>(4);
     private final ArrayDeque<ChannelPromise> heldPromises = new ArrayDeque<>(4);
     private final ResponseHeaderView responseHeader = new ResponseHeaderView();
@@ -110,14 +131,27 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
      * @param address the broker's address ("127.0.0.1:9092")
      * @param timeoutMillis how long the whole authentication may take once connected
      * @param warnings lets a failure be logged at WARN (null: always)
+     * @param answersAwaited how many answers the link waits for (a re-authentication lets those come first)
      */
     public UpstreamSaslHandshake(String name, String address, WeftConfig.SaslCredentials credentials, long timeoutMillis,
-            AtMostEvery warnings) {
+            AtMostEvery warnings, IntSupplier answersAwaited) {
+        this(name, address, credentials, timeoutMillis, warnings, answersAwaited, false);
+    }
+
+    private UpstreamSaslHandshake(String name, String address, WeftConfig.SaslCredentials credentials, long timeoutMillis,
+            AtMostEvery warnings, IntSupplier answersAwaited, boolean reauthentication) {
         this.name = name;
         this.address = address;
         this.credentials = credentials;
         this.timeoutMillis = timeoutMillis;
         this.warnings = warnings;
+        this.answersAwaited = answersAwaited;
+        this.reauthentication = reauthentication;
+    }
+
+    /** Whether this handler re-authenticates a connection that was authenticated before. */
+    public boolean reauthenticating() {
+        return reauthentication;
     }
 
     /** True once the broker accepted the credentials. */
@@ -132,9 +166,24 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (state != State.WAITING) {
+        if (state != State.WAITING || reauthentication) {
             return;
         }
+        begin(ctx);
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (reauthentication && ctx.channel().isActive()) {
+            // what the link sent before is already past this handler; its frames from now on are held
+            answersOwed = answersAwaited.getAsInt();
+            if (answersOwed == 0) {
+                begin(ctx);
+            }
+        }
+    }
+
+    private void begin(ChannelHandlerContext ctx) {
         timeout = ctx.executor().schedule(() -> fail(ctx, "the broker did not finish it within " + timeoutMillis + " ms"),
                 timeoutMillis, TimeUnit.MILLISECONDS);
         if (oauth()) {
@@ -191,6 +240,13 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (state == State.DONE) {
             ctx.fireChannelRead(msg);
+            return;
+        }
+        if (reauthentication && state == State.WAITING) {
+            ctx.fireChannelRead(msg); // an answer to a request sent before the re-authentication began
+            if (--answersOwed <= 0 && ctx.channel().isActive()) {
+                begin(ctx);
+            }
             return;
         }
         ByteBuf frame = (ByteBuf) msg;
@@ -333,8 +389,12 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
     private void succeed(ChannelHandlerContext ctx, long sessionLifetimeMs) {
         state = State.DONE;
         ended();
-        LOG.debug("{} ({}): authenticated {} with {}{}", name, address, credentials.describe(),
-                credentials.mechanism().kafkaName, sessionLifetimeMs > 0 ? " (session lifetime " + sessionLifetimeMs + " ms)" : "");
+        LOG.debug("{} ({}): {} {} with {}{}", name, address, reauthentication ? "re-authenticated" : "authenticated",
+                credentials.describe(), credentials.mechanism().kafkaName,
+                sessionLifetimeMs > 0 ? " (session lifetime " + sessionLifetimeMs + " ms)" : "");
+        if (sessionLifetimeMs > 0) {
+            scheduleReauthentication(ctx.channel(), sessionLifetimeMs);
+        }
         boolean any = !held.isEmpty();
         Object msg;
         while ((msg = held.poll()) != null) {
@@ -343,8 +403,49 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         if (any) {
             ctx.flush();
         }
-        ctx.fireChannelActive();
+        if (!reauthentication) {
+            ctx.fireChannelActive();
+        }
         ctx.pipeline().remove(this);
+    }
+
+    /**
+     * A new handler of this connection's credentials re-authenticates it at 85–95% of the session's
+     * lifetime, after the frame decoder where this one sits; cancelled when the connection closes.
+     */
+    private void scheduleReauthentication(Channel channel, long sessionLifetimeMs) {
+        long delay = Math.max(1, (long) (sessionLifetimeMs * (0.85 + 0.10 * ThreadLocalRandom.current().nextDouble())));
+        new Reauthentication(channel).schedule(delay);
+    }
+
+    /** The next re-authentication of a connection: cancelled if it closes first, so a closed link is not kept. */
+    private final class Reauthentication implements Runnable, GenericFutureListener<Future<? super Void>> {
+        private final Channel channel;
+        private ScheduledFuture<?> due;
+
+        Reauthentication(Channel channel) {
+            this.channel = channel;
+        }
+
+        void schedule(long delayMillis) {
+            due = channel.eventLoop().schedule(this, delayMillis, TimeUnit.MILLISECONDS);
+            channel.closeFuture().addListener(this);
+        }
+
+        @Override
+        public void run() {
+            channel.closeFuture().removeListener(this);
+            ChannelHandlerContext decoder = channel.pipeline().context(KafkaFrameDecoder.class);
+            if (channel.isActive() && decoder != null && channel.pipeline().get(UpstreamSaslHandshake.class) == null) {
+                channel.pipeline().addAfter(decoder.name(), "weft-sasl-reauthentication",
+                        new UpstreamSaslHandshake(name, address, credentials, timeoutMillis, warnings, answersAwaited, true));
+            }
+        }
+
+        @Override
+        public void operationComplete(Future<? super Void> closed) {
+            due.cancel(false);
+        }
     }
 
     /** Ends authentication: the reason goes to the link, which fails with it and closes the channel. */
@@ -354,7 +455,8 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
         }
         state = State.FAILED;
         ended();
-        UpstreamSaslException failure = new UpstreamSaslException("SASL authentication " + credentials.describe()
+        UpstreamSaslException failure = new UpstreamSaslException("SASL " + (reauthentication ? "re-authentication " : "authentication ")
+                + credentials.describe()
                 + " with " + credentials.mechanism().kafkaName + " failed: " + why);
         releaseHeld(failure);
         if (warnings == null || warnings.tryPass()) {
@@ -398,14 +500,19 @@ public final class UpstreamSaslHandshake extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (state == State.DONE) {
+        if (state == State.DONE || reauthentication) {
             ctx.fireChannelReadComplete();
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (state == State.WAITING || state == State.HANDSHAKE || state == State.AUTHENTICATE) {
+        if (reauthentication && state == State.WAITING) {
+            state = State.FAILED; // closed before re-authenticating began: nothing to explain
+            releaseHeld(new UpstreamSaslException("the connection to " + address + " closed"));
+        } else if (reauthentication && (state == State.HANDSHAKE || state == State.AUTHENTICATE)) {
+            fail(ctx, "the broker closed the connection while it re-authenticated");
+        } else if (state == State.WAITING || state == State.HANDSHAKE || state == State.AUTHENTICATE) {
             fail(ctx, "the broker closed the connection before it finished (is " + address + " a SASL listener?)");
         }
         ctx.fireChannelInactive();

@@ -17,7 +17,9 @@ import dev.weft.proxy.config.Secret;
 import dev.weft.proxy.config.WeftConfig;
 import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.server.WeftProxy;
+import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.SaslListener;
+import dev.weft.proxy.testing.SteadyTraffic;
 import dev.weft.proxy.tls.DiscoveryClientSecurity;
 import dev.weft.proxy.upstream.StaticBearerTokenLogin;
 import dev.weft.proxy.upstream.UpstreamSaslHandshake;
@@ -28,10 +30,13 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,6 +44,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -105,6 +112,9 @@ class UpstreamOAuthBearerTest {
                 .brokerProperty("sasl.oauthbearer.jwks.endpoint.url", jwksUrl)
                 .brokerProperty("sasl.oauthbearer.expected.audience", OAuthBearerTerminationTest.AUDIENCE)
                 .brokerProperty("sasl.oauthbearer.expected.issuer", OAuthBearerTerminationTest.ISSUER)
+                // KIP-368: a session lasts as long as its token (at most this); the broker closes a
+                // connection whose session ended at its next request
+                .brokerProperty("connections.max.reauth.ms", "600000")
                 .build();
         cluster.start();
         try (Admin admin = Admin.create(cluster.adminConfig())) {
@@ -262,6 +272,54 @@ class UpstreamOAuthBearerTest {
         assertTrue(readDirectly().contains("after-rotation"));
     }
 
+    /** The token file replaced in one rename, as a sidecar renews it: a reader never sees it half written. */
+    private static void rotateToken(String token) throws IOException {
+        Path next = dir.resolve("kafka-token.next");
+        Files.writeString(next, token + "\n");
+        Files.move(next, tokenFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Tokens that live 6 s, renewed in the file every 2 s: each link's session lasts as long as the
+     * token it logged in with, and Weft's links re-authenticate on their connections with the token the
+     * file holds then (an old one would be refused as expired). An idempotent producer and a group run
+     * through the collapsed virtual cluster for several token lifetimes: nothing fails, no client
+     * connection to Weft closes, every acknowledged record is on the cluster.
+     */
+    @Test
+    @Order(3)
+    void linksReauthenticateWithTheRenewedTokenBeforeTheirSessionEnds() throws Exception {
+        rotateToken(tokens.token("good", "weft", 6_000));
+        ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
+        renewer.scheduleAtFixedRate(() -> {
+            try {
+                rotateToken(tokens.token("good", "weft", 6_000));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, 2, 2, TimeUnit.SECONDS);
+        try (LogCapture log = LogCapture.of(UpstreamSaslHandshake.class, Level.DEBUG);
+                SteadyTraffic traffic = SteadyTraffic.start(String.join(",", proxy.bootstrapAddresses("solo")), TOPIC, "bearer-reauth",
+                        Map.of(), cluster)) {
+            traffic.awaitAcked(100);
+            SteadyTraffic.Connections before = traffic.connections();
+            int acked = traffic.acked();
+            Poll.until(Duration.ofSeconds(40), "Weft's links to re-authenticate with renewed tokens four times",
+                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count() >= 4,
+                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count()
+                            + " re-authenticated; WARN: " + log.messages(Level.WARN));
+            traffic.finish();
+            assertEquals(0, traffic.failed(), "no send failed");
+            assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());
+            assertEquals(traffic.acked(), traffic.landed(), "every acknowledged record is on the cluster, once");
+            assertEquals(before, traffic.connections(), "the clients' connections to Weft were neither closed nor opened again");
+            assertTrue(log.messages(Level.WARN).isEmpty(), "no link failed: " + log.messages(Level.WARN));
+        } finally {
+            renewer.shutdownNow();
+            rotateToken(tokens.token("good", "weft", 600_000));
+        }
+    }
+
     // ---- config ------------------------------------------------------------------------------------
 
     private static List<String> problems(String sasl) {
@@ -354,7 +412,7 @@ class UpstreamOAuthBearerTest {
 
     private static EmbeddedChannel handshake(LinkEnd link) {
         return new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
-                WeftConfig.SaslCredentials.bearer(Secret.of(TOKEN)), 10_000, null), link);
+                WeftConfig.SaslCredentials.bearer(Secret.of(TOKEN)), 10_000, null, () -> 0), link);
     }
 
     private static Request answerHandshake(EmbeddedChannel ch) {

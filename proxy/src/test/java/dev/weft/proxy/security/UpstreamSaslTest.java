@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import dev.weft.iocore.testing.LogCapture;
 import dev.weft.protocol.cold.ColdCodec;
+import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.config.Secret;
 import dev.weft.proxy.config.WeftConfig;
@@ -39,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramMechanism;
@@ -403,7 +405,7 @@ class UpstreamSaslTest {
     void framesWrittenBeforeAuthenticatingAreHeldAndGoOutInOrderAfterIt() {
         LinkEnd link = new LinkEnd();
         UpstreamSaslHandshake handshake = new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092", PLAIN_WEFT,
-                10_000, null);
+                10_000, null, () -> 0);
         EmbeddedChannel ch = new EmbeddedChannel(handshake, link);
         try {
             Request hs = request(ch);
@@ -447,11 +449,117 @@ class UpstreamSaslTest {
         }
     }
 
+    /** The handshake and authentication of {@code ch}'s handler, answered as a broker that sets a session lifetime. */
+    private static void authenticate(EmbeddedChannel ch, long sessionLifetimeMs) {
+        Request hs = request(ch);
+        assertEquals(ApiKeys.SASL_HANDSHAKE.id, hs.header().requestApiKey());
+        ch.writeInbound(ColdCodec.writeResponse(ch.alloc(), hs.header().correlationId(), (short) 1,
+                new SaslHandshakeResponseData().setMechanisms(List.of("PLAIN"))));
+        Request auth = request(ch);
+        assertEquals(ApiKeys.SASL_AUTHENTICATE.id, auth.header().requestApiKey());
+        ch.writeInbound(ColdCodec.writeResponse(ch.alloc(), auth.header().correlationId(), (short) 2,
+                new SaslAuthenticateResponseData().setAuthBytes(new byte[0]).setSessionLifetimeMs(sessionLifetimeMs)));
+    }
+
+    /** A broker's answer to one of the link's own requests (correlation id {@code id}). */
+    private static ByteBuf linkAnswer(EmbeddedChannel ch, int id) {
+        return ColdCodec.writeResponse(ch.alloc(), id, (short) 1, new SaslHandshakeResponseData().setMechanisms(List.of()));
+    }
+
+    /**
+     * KIP-368 on a link, with a frozen clock: at 85-95% of the session's lifetime a re-authenticating
+     * handler joins after the frame decoder; it holds the link's new frames, lets the two answers owed for
+     * what was sent before pass, re-authenticates after them (while the link also waits for the answer to
+     * a frame it holds: counting the link's waits would never begin), then lets the held frames go (the
+     * link sees no second channelActive), leaves, and the next one is due a lifetime later.
+     */
+    @Test
+    void aSessionWithALifetimeIsReauthenticatedOnItsConnectionOnceTheLinkIsQuiet() {
+        LinkEnd link = new LinkEnd();
+        AtomicInteger awaited = new AtomicInteger();
+        EmbeddedChannel ch = new EmbeddedChannel(new KafkaFrameDecoder(1 << 20, "broker 127.0.0.1:9092", true),
+                new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092", PLAIN_WEFT, 10_000, null, awaited::get), link);
+        ch.freezeTime();
+        try {
+            authenticate(ch, 10_000);
+            assertNull(ch.pipeline().get(UpstreamSaslHandshake.class));
+            assertEquals(1, link.active);
+            awaited.set(2); // the link sent two requests and waits for their answers
+
+            ch.advanceTimeBy(8_400, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            assertNull(ch.pipeline().get(UpstreamSaslHandshake.class), "not before 85% of the lifetime");
+            ch.advanceTimeBy(1_200, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            UpstreamSaslHandshake again = ch.pipeline().get(UpstreamSaslHandshake.class);
+            assertNotNull(again, "a re-authenticating handler joined by 95% of the lifetime");
+            assertTrue(again.reauthenticating());
+            ChannelFuture during = ch.writeAndFlush(frame("during"));
+            awaited.set(3); // and waits for the answer to that one too
+            assertNull(ch.readOutbound(), "answers are owed: nothing goes out, the link's new frame is held");
+
+            for (int id : new int[] {7, 8}) {
+                ch.writeInbound(linkAnswer(ch, id));
+                awaited.decrementAndGet();
+            }
+            assertEquals(2, link.reads.size(), "the answers owed pass to the link");
+            link.reads.forEach(r -> ((ByteBuf) r).release());
+            link.reads.clear();
+            authenticate(ch, 10_000);
+            ByteBuf out = ch.readOutbound();
+            assertEquals("during", out.toString(StandardCharsets.UTF_8), "the held frame goes out once re-authenticated");
+            out.release();
+            assertTrue(during.isSuccess());
+            assertEquals(1, link.active, "the link is not told the channel is active again");
+            assertTrue(link.errors.isEmpty(), link.errors.toString());
+            assertNull(ch.pipeline().get(UpstreamSaslHandshake.class), "out of the pipeline again");
+
+            awaited.set(0);
+            ch.advanceTimeBy(9_600, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            assertNotNull(ch.pipeline().get(UpstreamSaslHandshake.class), "and due again a lifetime later");
+            assertEquals(ApiKeys.SASL_HANDSHAKE.id, request(ch).header().requestApiKey(), "nothing owed: it begins at once");
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    /** A refused re-authentication fails the link as a refused first one does, naming it a re-authentication. */
+    @Test
+    void aRefusedReauthenticationClosesTheLinkAndSaysSo() {
+        LinkEnd link = new LinkEnd();
+        EmbeddedChannel ch = new EmbeddedChannel(new KafkaFrameDecoder(1 << 20, "broker 127.0.0.1:9092", true),
+                new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092", PLAIN_WEFT, 10_000, null, () -> 0), link);
+        ch.freezeTime();
+        try (LogCapture log = LogCapture.of(UpstreamSaslHandshake.class)) {
+            authenticate(ch, 1_000);
+            ch.advanceTimeBy(1_000, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
+            Request hs = request(ch);
+            ch.writeInbound(ColdCodec.writeResponse(ch.alloc(), hs.header().correlationId(), (short) 1,
+                    new SaslHandshakeResponseData().setMechanisms(List.of("PLAIN"))));
+            ByteBuf held = frame("held");
+            ch.writeAndFlush(held);
+            Request auth = request(ch);
+            ch.writeInbound(ColdCodec.writeResponse(ch.alloc(), auth.header().correlationId(), (short) 2,
+                    new SaslAuthenticateResponseData().setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                            .setErrorMessage("Authentication failed: Invalid username or password").setAuthBytes(new byte[0])));
+            assertFalse(ch.isOpen(), "the link closes");
+            assertEquals(0, held.refCnt(), "the held frame is released");
+            assertEquals(1, link.errors.size(), link.errors.toString());
+            assertTrue(link.errors.get(0).getMessage().startsWith("SASL re-authentication as 'weft' with PLAIN failed: "
+                    + "SASL_AUTHENTICATION_FAILED"), link.errors.get(0).getMessage());
+            assertEquals(1, log.messages(Level.WARN).size(), log.messages(Level.WARN).toString());
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
     @Test
     void aRejectionReleasesTheHeldFramesAndTellsTheLinkWhy() {
         LinkEnd link = new LinkEnd();
         EmbeddedChannel ch = new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
-                PLAIN_WEFT, 10_000, null), link);
+                PLAIN_WEFT, 10_000, null, () -> 0), link);
         try (LogCapture log = LogCapture.of(UpstreamSaslHandshake.class)) {
             Request hs = request(ch);
             ByteBuf held = frame("held");
@@ -482,7 +590,7 @@ class UpstreamSaslTest {
     void aMechanismTheListenerDoesNotEnableIsNamed() {
         LinkEnd link = new LinkEnd();
         EmbeddedChannel ch = new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
-                new WeftConfig.SaslCredentials(WeftConfig.SaslMechanism.SCRAM_SHA_256, "weft", Secret.of("x")), 10_000, null), link);
+                new WeftConfig.SaslCredentials(WeftConfig.SaslMechanism.SCRAM_SHA_256, "weft", Secret.of("x")), 10_000, null, () -> 0), link);
         try {
             Request hs = request(ch);
             assertEquals("SCRAM-SHA-256", new SaslHandshakeRequestData(hs.body(), (short) 1).mechanism());
@@ -502,7 +610,7 @@ class UpstreamSaslTest {
     void noAnswerFailsAfterTheTimeoutAndAnUnreadablePasswordIsNamed() {
         LinkEnd link = new LinkEnd();
         EmbeddedChannel ch = new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
-                PLAIN_WEFT, 2_000, null), link);
+                PLAIN_WEFT, 2_000, null, () -> 0), link);
         try {
             request(ch);
             ByteBuf held = frame("held");
@@ -519,7 +627,7 @@ class UpstreamSaslTest {
         LinkEnd other = new LinkEnd();
         EmbeddedChannel missing = new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
                 new WeftConfig.SaslCredentials(WeftConfig.SaslMechanism.PLAIN, "weft", Secret.of("file:/nonexistent/weft-pw")),
-                2_000, null), other);
+                2_000, null, () -> 0), other);
         try {
             assertNull(missing.readOutbound(), "nothing is sent without a password");
             assertEquals(1, other.errors.size());
@@ -536,7 +644,7 @@ class UpstreamSaslTest {
     void theBrokerClosingDuringAuthenticationIsTheReason() {
         LinkEnd link = new LinkEnd();
         EmbeddedChannel ch = new EmbeddedChannel(new UpstreamSaslHandshake("cluster 'east' broker 1", "127.0.0.1:9092",
-                PLAIN_WEFT, 10_000, null), link);
+                PLAIN_WEFT, 10_000, null, () -> 0), link);
         try {
             request(ch);
             ByteBuf held = frame("held");

@@ -9,6 +9,7 @@ import dev.weft.proxy.net.FreePorts;
 import dev.weft.proxy.reload.ReloadOutcome;
 import dev.weft.proxy.testing.Poll;
 import dev.weft.proxy.testing.ScrapedMetrics;
+import dev.weft.proxy.testing.SteadyTraffic;
 import dev.weft.proxy.testing.TestPki;
 import dev.weft.testkit.KafkaCluster;
 import java.net.URI;
@@ -123,12 +124,12 @@ class ConfigReloadTest {
         try (WeftProxy proxy = startFrom(file)) {
             String woven = proxy.bootstrapAddresses("woven").get(0);
             String direct = proxy.bootstrapAddresses("direct").get(0);
-            try (ReloadTraffic onWeave = ReloadTraffic.start(woven, "east-orders", "reload-weave", Map.of(), east);
-                    ReloadTraffic onDirect = ReloadTraffic.start(direct, "east-audit", "reload-direct", Map.of(), east)) {
+            try (SteadyTraffic onWeave = SteadyTraffic.start(woven, "east-orders", "reload-weave", Map.of(), east);
+                    SteadyTraffic onDirect = SteadyTraffic.start(direct, "east-audit", "reload-direct", Map.of(), east)) {
                 onWeave.awaitAcked(200);
                 onDirect.awaitAcked(200);
-                ReloadTraffic.Connections weaveBefore = onWeave.connections();
-                ReloadTraffic.Connections directBefore = onDirect.connections();
+                SteadyTraffic.Connections weaveBefore = onWeave.connections();
+                SteadyTraffic.Connections directBefore = onDirect.connections();
                 try (Admin admin = Admin.create(Map.of("bootstrap.servers", woven))) {
                     assertFalse(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains("north-orders"));
                 }
@@ -148,7 +149,7 @@ class ConfigReloadTest {
                         }
                     });
                 }
-                try (ReloadTraffic toNorth = ReloadTraffic.start(woven, "north-orders", "reload-north", Map.of(), north)) {
+                try (SteadyTraffic toNorth = SteadyTraffic.start(woven, "north-orders", "reload-north", Map.of(), north)) {
                     toNorth.awaitAcked(50);
                     toNorth.finish();
                     assertEquals(toNorth.acked(), toNorth.landed(), "every record to north-orders landed on north");
@@ -179,11 +180,11 @@ class ConfigReloadTest {
         try (WeftProxy proxy = startFrom(file)) {
             String woven = proxy.bootstrapAddresses("woven").get(0);
             String direct = proxy.bootstrapAddresses("direct").get(0);
-            try (ReloadTraffic onWeave = ReloadTraffic.start(woven, "west-orders", "remove-weave", Map.of(), west);
-                    ReloadTraffic onDirect = ReloadTraffic.start(direct, "east-audit", "remove-direct", Map.of(), east)) {
+            try (SteadyTraffic onWeave = SteadyTraffic.start(woven, "west-orders", "remove-weave", Map.of(), west);
+                    SteadyTraffic onDirect = SteadyTraffic.start(direct, "east-audit", "remove-direct", Map.of(), east)) {
                 onWeave.awaitAcked(100);
                 onDirect.awaitAcked(100);
-                ReloadTraffic.Connections weaveBefore = onWeave.connections();
+                SteadyTraffic.Connections weaveBefore = onWeave.connections();
 
                 String withoutDirect = both.substring(0, both.indexOf("  direct:"));
                 write(file, withoutDirect);
@@ -221,9 +222,9 @@ class ConfigReloadTest {
         try (WeftProxy proxy = startFrom(file)) {
             String woven = proxy.bootstrapAddresses("woven").get(0);
             String admin = "http://127.0.0.1:" + proxy.adminAddress().orElseThrow().getPort();
-            try (ReloadTraffic onWeave = ReloadTraffic.start(woven, "east-orders", "invalid-weave", Map.of(), east)) {
+            try (SteadyTraffic onWeave = SteadyTraffic.start(woven, "east-orders", "invalid-weave", Map.of(), east)) {
                 onWeave.awaitAcked(100);
-                ReloadTraffic.Connections before = onWeave.connections();
+                SteadyTraffic.Connections before = onWeave.connections();
                 write(file, good.replace("type: topic-weave", "type: topic-weave\n    colisions: qualify")
                         .replace("nodeIds: \"0-5\"", "nodeIds: \"5-0\""));
 
@@ -284,17 +285,17 @@ class ConfigReloadTest {
             String bootstrap = "localhost:" + p;
             Map<String, Object> trustFirst = Map.of("security.protocol", "SSL", "ssl.truststore.type", "PEM",
                     "ssl.truststore.location", first.caPem().toString());
-            try (ReloadTraffic open = ReloadTraffic.start(bootstrap, "east-audit", "tls-open", trustFirst, east)) {
+            try (SteadyTraffic open = SteadyTraffic.start(bootstrap, "east-audit", "tls-open", trustFirst, east)) {
                 open.awaitAcked(100);
-                ReloadTraffic.Connections before = open.connections();
-                assertEquals(ReloadTraffic.issuerOf(first.caPem()), ReloadTraffic.serverIssuer("127.0.0.1", p));
+                SteadyTraffic.Connections before = open.connections();
+                assertEquals(SteadyTraffic.issuerOf(first.caPem()), SteadyTraffic.serverIssuer("127.0.0.1", p));
 
                 Files.copy(b.certificatePem(), cert, StandardCopyOption.REPLACE_EXISTING);
                 Files.copy(b.keyPem(), key, StandardCopyOption.REPLACE_EXISTING);
                 ReloadOutcome outcome = proxy.reload();
                 assertTrue(outcome.applied(), outcome.describe());
 
-                assertEquals(ReloadTraffic.issuerOf(second.caPem()), ReloadTraffic.serverIssuer("127.0.0.1", p),
+                assertEquals(SteadyTraffic.issuerOf(second.caPem()), SteadyTraffic.serverIssuer("127.0.0.1", p),
                         "a new handshake gets the new certificate");
                 try (Admin trustsSecond = Admin.create(Map.of("bootstrap.servers", bootstrap, "security.protocol", "SSL",
                         "ssl.truststore.type", "PEM", "ssl.truststore.location", second.caPem().toString()))) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.proxy.config.ConfigLoader;
 import dev.weft.proxy.reload.ReloadOutcome;
+import dev.weft.proxy.testing.SteadyTraffic;
 import dev.weft.proxy.testing.VirtualClusterFixture;
 import dev.weft.proxy.testing.VirtualClusterKind;
 import dev.weft.testkit.KafkaCluster;
@@ -52,9 +53,9 @@ class ReloadEveryKindTest {
         fixture.createTopic(kind, topic, 2, 1);
         WeftProxy proxy = fixture.proxy(kind);
         String config = fixture.configText(kind);
-        try (ReloadTraffic traffic = ReloadTraffic.start(fixture.bootstrap(kind), topic, "reload-" + kind.slug(), Map.of(), kafka)) {
+        try (SteadyTraffic traffic = SteadyTraffic.start(fixture.bootstrap(kind), topic, "reload-" + kind.slug(), Map.of(), kafka)) {
             traffic.awaitAcked(150);
-            ReloadTraffic.Connections before = traffic.connections();
+            SteadyTraffic.Connections before = traffic.connections();
 
             ReloadOutcome outcome = proxy.reload(ConfigLoader.parse(config.replace("\n  main:\n", "\n  main:\n    rack: \"\"\n"),
                     "reloaded " + kind.slug() + " config"));

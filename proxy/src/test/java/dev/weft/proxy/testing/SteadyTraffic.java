@@ -1,4 +1,4 @@
-package dev.weft.proxy.server;
+package dev.weft.proxy.testing;
 
 import dev.weft.testkit.KafkaCluster;
 import java.io.InputStream;
@@ -33,10 +33,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * threads until {@link #finish}: what was acknowledged, what failed, what the group read, and how many
  * connections the clients opened and closed (their own metrics, so a reconnect cannot go unseen).
  */
-final class ReloadTraffic implements AutoCloseable {
+public final class SteadyTraffic implements AutoCloseable {
 
     /** The clients' {@code connection-creation-total} and {@code connection-close-total}, producer and consumer together. */
-    record Connections(double created, double closed) {
+    public record Connections(double created, double closed) {
     }
 
     private final KafkaProducer<String, String> producer;
@@ -52,7 +52,7 @@ final class ReloadTraffic implements AutoCloseable {
     private final Thread sending;
     private final Thread reading;
 
-    private ReloadTraffic(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
+    private SteadyTraffic(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
         this.home = home;
         this.topic = topic;
         this.baseline = countOn(home, topic);
@@ -79,8 +79,8 @@ final class ReloadTraffic implements AutoCloseable {
         reading = Thread.ofPlatform().name(name + "-read").start(this::read);
     }
 
-    static ReloadTraffic start(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
-        return new ReloadTraffic(bootstrap, topic, name, security, home);
+    public static SteadyTraffic start(String bootstrap, String topic, String name, Map<String, Object> security, KafkaCluster home) {
+        return new SteadyTraffic(bootstrap, topic, name, security, home);
     }
 
     private void send() {
@@ -114,8 +114,8 @@ final class ReloadTraffic implements AutoCloseable {
     }
 
     /** Waits until {@code n} records were acknowledged and the group has read some (its connections are all up). */
-    void awaitAcked(int n) {
-        dev.weft.proxy.testing.Poll.until(Duration.ofSeconds(60), n + " acknowledged and the group reading",
+    public void awaitAcked(int n) {
+        Poll.until(Duration.ofSeconds(60), n + " acknowledged and the group reading",
                 () -> acked.get() >= n && consumed.get() > 0 || failed.get() > 0,
                 () -> "acked " + acked + ", failed " + failed + ", consumed " + consumed + ", first failure " + firstFailure.get());
         if (failed.get() > 0) {
@@ -124,31 +124,31 @@ final class ReloadTraffic implements AutoCloseable {
     }
 
     /** Stops sending (waiting for every send to be answered) and reading; the clients stay open. */
-    void finish() throws InterruptedException {
+    public void finish() throws InterruptedException {
         running = false;
         sending.join(TimeUnit.SECONDS.toMillis(30));
         producer.flush();
         reading.join(TimeUnit.SECONDS.toMillis(30));
     }
 
-    int acked() {
+    public int acked() {
         return acked.get();
     }
 
-    int failed() {
+    public int failed() {
         return failed.get();
     }
 
-    int consumed() {
+    public int consumed() {
         return consumed.get();
     }
 
     /** Records on the topic, read on its cluster directly, since this traffic started. */
-    long landed() {
+    public long landed() {
         return countOn(home, topic) - baseline;
     }
 
-    Connections connections() {
+    public Connections connections() {
         return new Connections(total(producer.metrics(), "producer-metrics", "connection-creation-total")
                 + total(consumer.metrics(), "consumer-metrics", "connection-creation-total"),
                 total(producer.metrics(), "producer-metrics", "connection-close-total")
@@ -161,7 +161,7 @@ final class ReloadTraffic implements AutoCloseable {
     }
 
     /** Every record of {@code topic} on {@code cluster} (idempotent, non-transactional producers: end minus start offsets). */
-    static long countOn(KafkaCluster cluster, String topic) {
+    public static long countOn(KafkaCluster cluster, String topic) {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {
             int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -179,7 +179,7 @@ final class ReloadTraffic implements AutoCloseable {
     }
 
     /** The issuer of the certificate a TLS server presents in a new handshake now. */
-    static String serverIssuer(String host, int port) throws Exception {
+    public static String serverIssuer(String host, int port) throws Exception {
         SSLContext tls = SSLContext.getInstance("TLS");
         tls.init(null, new TrustManager[] {new X509TrustManager() {
             @Override
@@ -203,7 +203,7 @@ final class ReloadTraffic implements AutoCloseable {
     }
 
     /** The subject of a CA certificate file: the issuer of what it signed. */
-    static String issuerOf(Path caPem) throws Exception {
+    public static String issuerOf(Path caPem) throws Exception {
         try (InputStream in = Files.newInputStream(caPem)) {
             return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSubjectX500Principal().getName();
         }
