@@ -19,6 +19,7 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,7 +31,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * consumer group run for several session lifetimes through a mirrored virtual cluster that terminates
  * SASL (its clients log in to Weft with PLAIN) and a topic-woven one (its clients do not log in):
  * the broker kills no expired connection, no client connection to Weft closes or is opened again, no
- * send fails, and every acknowledged record is on the cluster.
+ * send fails, and every acknowledged record is on the cluster. And through a pass-through virtual
+ * cluster, where the clients' own SASL goes to the broker, the clients' own re-authentications pass
+ * through Weft the same way.
  */
 class UpstreamReauthenticationTest {
 
@@ -54,14 +57,14 @@ class UpstreamReauthenticationTest {
                 .brokerProperty("connections.max.reauth.ms", Long.toString(SESSION_MS))
                 .build();
         kafka.start();
-        SaslListener.addScramUsers(kafka, Map.of("weft", "weft-secret"), ScramMechanism.SCRAM_SHA_512);
-        for (String topic : new String[] {"reauth-mirrored", "reauth-woven"}) {
+        SaslListener.addScramUsers(kafka, Map.of("weft", "weft-secret", "carol", "carol-secret"), ScramMechanism.SCRAM_SHA_512);
+        for (String topic : new String[] {"reauth-mirrored", "reauth-woven", "reauth-passthrough"}) {
             kafka.createTopic(topic, 2, 1);
             kafka.awaitLeaders(topic, 2);
         }
         Path credentials = dir.resolve("users");
         TestCredentials.add(credentials, "alice", "alice-secret");
-        int port = FreePorts.randomRange(6);
+        int port = FreePorts.randomRange(9);
         proxy = WeftProxy.start(ConfigLoader.parse("""
                 server: { eventLoops: 1 }
                 admin: { enabled: false }
@@ -85,7 +88,11 @@ class UpstreamReauthenticationTest {
                     target: { router: weave }
                     gateways:
                       - { name: plain, bind: "127.0.0.1:%4$d", brokerPorts: { start: %5$d, nodeIds: "0-1" } }
-                """.formatted(kafka.bootstrapServers(EXTERNAL), port, port + 1, port + 3, port + 4, credentials),
+                  passthrough:
+                    target: { cluster: east }
+                    gateways:
+                      - { name: plain, bind: "127.0.0.1:%7$d", brokerPorts: { start: %8$d, nodeIds: "0-1" } }
+                """.formatted(kafka.bootstrapServers(EXTERNAL), port, port + 1, port + 3, port + 4, credentials, port + 6, port + 7),
                 "reauth.yaml"));
     }
 
@@ -129,15 +136,42 @@ class UpstreamReauthenticationTest {
                             + log.messages(Level.DEBUG).stream().filter(m -> m.contains(": authenticated")).count()
                             + " links authenticated anew; WARN: " + log.messages(Level.WARN));
             traffic.finish();
-
-            assertEquals(0, traffic.failed(), "no send failed");
-            assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());
-            assertEquals(traffic.acked(), traffic.landed(), "every acknowledged record is on the cluster, once");
-            assertEquals(killedBefore, broker("expired-connections-killed-count"),
-                    "the broker closed no connection because its session had expired");
-            assertEquals(failedBefore, broker("failed-reauthentication-total"), "no re-authentication failed");
-            assertEquals(before, traffic.connections(), "the clients' connections to Weft were neither closed nor opened again");
+            assertNothingCutOrLost(traffic, before, acked, killedBefore, failedBefore);
             assertTrue(log.messages(Level.WARN).isEmpty(), "no link failed: " + log.messages(Level.WARN));
         }
+    }
+
+    /**
+     * The clients log in to the broker through Weft (SCRAM-SHA-512 as carol) and re-authenticate
+     * themselves, as kafka-clients does when SaslAuthenticate gives a lifetime: Weft forwards their
+     * SaslHandshake and SaslAuthenticate on the connection's own link like any request.
+     */
+    @Test
+    void clientsReauthenticateThemselvesThroughAPassThroughVirtualCluster() throws Exception {
+        Map<String, Object> carol = Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "SCRAM-SHA-512",
+                "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"carol\" password=\"carol-secret\";");
+        try (SteadyTraffic traffic = SteadyTraffic.start(proxy.bootstrapAddresses("passthrough").get(0), "reauth-passthrough",
+                "reauth-passthrough", carol, kafka)) {
+            traffic.awaitAcked(100);
+            SteadyTraffic.Connections before = traffic.connections();
+            double killedBefore = broker("expired-connections-killed-count");
+            double failedBefore = broker("failed-reauthentication-total");
+            int acked = traffic.acked();
+            Poll.until(Duration.ofSeconds(30), "the clients to re-authenticate through Weft four times",
+                    () -> traffic.reauthentications() >= 4, () -> traffic.reauthentications() + " re-authenticated");
+            traffic.finish();
+            assertNothingCutOrLost(traffic, before, acked, killedBefore, failedBefore);
+        }
+    }
+
+    private static void assertNothingCutOrLost(SteadyTraffic traffic, SteadyTraffic.Connections before, int acked,
+            double killedBefore, double failedBefore) {
+        assertEquals(0, traffic.failed(), "no send failed");
+        assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());
+        assertEquals(traffic.acked(), traffic.landed(), "every acknowledged record is on the cluster, once");
+        assertEquals(killedBefore, broker("expired-connections-killed-count"),
+                "the broker closed no connection because its session had expired");
+        assertEquals(failedBefore, broker("failed-reauthentication-total"), "no re-authentication failed");
+        assertEquals(before, traffic.connections(), "the clients' connections to Weft were neither closed nor opened again");
     }
 }

@@ -155,6 +155,12 @@ public final class SteadyTraffic implements AutoCloseable {
                         + total(consumer.metrics(), "consumer-metrics", "connection-close-total"));
     }
 
+    /** KIP-368 re-authentications the clients themselves completed on their connections (their own metrics). */
+    public double reauthentications() {
+        return total(producer.metrics(), "producer-metrics", "successful-reauthentication-total")
+                + total(consumer.metrics(), "consumer-metrics", "successful-reauthentication-total");
+    }
+
     private static double total(Map<MetricName, ? extends Metric> metrics, String group, String name) {
         return metrics.entrySet().stream().filter(e -> e.getKey().group().equals(group) && e.getKey().name().equals(name))
                 .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
