@@ -41,6 +41,8 @@ import java.util.Set;
  *   maxInflightRequests: 1000      # unanswered requests per client before the proxy stops reading it
  *   maxPartialFrameBytesPerConnection: 16MiB  # larger incomplete frames: one at a time per core
  *   maxPartialFrameBytesPerCore: 256MiB       # all incomplete client frames of one event loop
+ *   maxConnectionsPerIp: 1000                 # default: no limit (Kafka's max.connections.per.ip)
+ *   maxConnectionsPerIpOverrides: { "10.0.4.17": 5000 }
  * clusters:
  *   local:   { bootstrap: "127.0.0.1:9092,127.0.0.1:9093" }
  *   sandbox: { embedded: { brokers: 3 } }
@@ -120,7 +122,7 @@ public final class ConfigLoader {
     private static ServerSettings server(ConfigNode n) {
         n.allowOnly(Set.of("transport", "eventLoops", "pinThreads", "maxFrameBytes", "connectTimeoutMs", "drainTimeoutMs",
                 "partialFrameTimeoutMs", "idleTimeoutMs", "maxInflightRequests", "maxPartialFrameBytesPerConnection",
-                "maxPartialFrameBytesPerCore", "zeroCopySendThreshold", "rack"));
+                "maxPartialFrameBytesPerCore", "zeroCopySendThreshold", "rack", "maxConnectionsPerIp", "maxConnectionsPerIpOverrides"));
         String transport = n.get("transport").text("auto");
         if (!Set.of("auto", "io_uring", "epoll", "nio").contains(transport)) {
             n.get("transport").problem("\"" + transport + "\" is not one of auto, io_uring, epoll, nio");
@@ -145,7 +147,26 @@ public final class ConfigLoader {
                 perConnectionBytes,
                 perCoreBytes,
                 (int) n.get("zeroCopySendThreshold").bytes(0, 0, 1L << 30),
-                rack(n.get("rack"), null));
+                rack(n.get("rack"), null),
+                n.get("maxConnectionsPerIp").integer(Integer.MAX_VALUE, 1, Integer.MAX_VALUE),
+                connectionsPerIpOverrides(n.get("maxConnectionsPerIpOverrides")));
+    }
+
+    /** {@code server.maxConnectionsPerIpOverrides}: IP address literals (v4 or v6) to their own limit. */
+    private static Map<java.net.InetAddress, Integer> connectionsPerIpOverrides(ConfigNode n) {
+        if (n.isMissing() || !n.requireObject()) {
+            return Map.of();
+        }
+        Map<java.net.InetAddress, Integer> overrides = new LinkedHashMap<>();
+        for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
+            int limit = e.getValue().integer(0, 0, Integer.MAX_VALUE);
+            try {
+                overrides.put(java.net.InetAddress.ofLiteral(e.getKey()), limit);
+            } catch (IllegalArgumentException notAnAddress) {
+                e.getValue().problem("\"" + e.getKey() + "\" is not an IP address (write addresses, not host names)");
+            }
+        }
+        return overrides;
     }
 
     /**

@@ -42,6 +42,9 @@ public record WeftConfig(
      *     copies anyway and the completion notifications cost more than the copy, perf-reports has the A/B)
      * @param rack the zone this proxy runs in (as brokers name theirs in {@code broker.rack}), or null:
      *     Fetch partitions are read from an in-sync replica in it when their leader is elsewhere
+     * @param maxConnectionsPerIp client connections one IP address may hold at once, over every gateway
+     *     (Kafka's {@code max.connections.per.ip}); {@link Integer#MAX_VALUE}: no limit
+     * @param maxConnectionsPerIpOverrides per IP address, its own limit (0 refuses it)
      */
     public record ServerSettings(
             String transport,
@@ -56,7 +59,9 @@ public record WeftConfig(
             long maxPartialFrameBytesPerConnection,
             long maxPartialFrameBytesPerCore,
             int zeroCopySendThresholdBytes,
-            String rack) {
+            String rack,
+            int maxConnectionsPerIp,
+            java.util.Map<java.net.InetAddress, Integer> maxConnectionsPerIpOverrides) {
     }
 
     /**

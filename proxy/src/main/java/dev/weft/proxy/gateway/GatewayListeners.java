@@ -4,6 +4,7 @@ import dev.weft.iocore.EventLoops;
 import dev.weft.iocore.buffer.BufferPolicy;
 import dev.weft.protocol.frame.KafkaFrameDecoder;
 import dev.weft.proxy.config.StartupException;
+import dev.weft.proxy.session.SessionMetrics;
 import dev.weft.proxy.session.SessionSettings;
 import dev.weft.proxy.session.SessionTarget;
 import io.netty.channel.Channel;
@@ -46,11 +47,18 @@ final class GatewayListeners {
     }
 
     /**
-     * Appends the handlers of a Kafka client session: the idle timer, framing (which also bounds the time
+     * Appends the handlers of a Kafka client session, unless its IP address already holds its limit of
+     * connections (then it is closed and counted): the idle timer, framing (which also bounds the time
      * and memory of incomplete frames, with the budget of the channel's own core), SASL termination when
      * the virtual cluster authenticates its clients, the session.
      */
     static void addSession(ChannelPipeline pipeline, SessionSettings sessions, SessionTarget target) {
+        if (!sessions.connectionsPerIp().admit(pipeline.channel(), target.describe())) {
+            sessions.metrics().metricsFor(target.virtualCluster(), pipeline.channel().eventLoop())
+                    .connectionError(SessionMetrics.SessionError.CONNECTIONS_PER_IP, (short) -1);
+            pipeline.channel().close();
+            return;
+        }
         long checkMillis = Math.min(sessions.partialFrameTimeoutMillis(), sessions.idleTimeoutMillis());
         pipeline.addLast(
                 new IdleStateHandler(checkMillis, 0, 0, TimeUnit.MILLISECONDS),

@@ -110,7 +110,8 @@ public final class WeftProxy implements AutoCloseable {
                 server.connectTimeoutMillis(), MAX_PENDING_FRAMES, server.partialFrameTimeoutMillis(),
                 server.idleTimeoutMillis(), metrics, registry, server.maxInflightRequests(),
                 partialFrames = dev.weft.proxy.session.PartialFrameBudgets.of(loops, server.maxPartialFrameBytesPerConnection(),
-                        server.maxPartialFrameBytesPerCore(), server.partialFrameTimeoutMillis()));
+                        server.maxPartialFrameBytesPerCore(), server.partialFrameTimeoutMillis()),
+                new dev.weft.proxy.session.ConnectionsPerIp(server.maxConnectionsPerIp(), server.maxConnectionsPerIpOverrides()));
         for (VirtualClusterConfig vc : config.virtualClusters().values()) {
             // One runtime and one session class for every kind of virtual cluster; the router decides.
             VirtualClusterRuntime runtime = VirtualClusters.start(config, vc, clusters, replicaId());

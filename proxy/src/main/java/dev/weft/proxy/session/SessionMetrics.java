@@ -44,6 +44,8 @@ public interface SessionMetrics {
         /** An incomplete frame that waited for its core's partial-frame budget past the partial-frame timeout. */
         PARTIAL_FRAME_BUDGET,
         TLS_HANDSHAKE,
-        IDLE
+        IDLE,
+        /** A connection refused as accepted: its IP address already held {@code server.maxConnectionsPerIp}. */
+        CONNECTIONS_PER_IP
     }
 }

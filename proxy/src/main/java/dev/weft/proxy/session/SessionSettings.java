@@ -19,6 +19,7 @@ import dev.weft.proxy.upstream.LinkSettings;
  * @param registry every open client connection, for draining at shutdown
  * @param maxInflightRequests unanswered requests per client connection before the proxy stops reading it
  * @param partialFrames per-core memory budgets and deadlines of clients' incomplete frames
+ * @param connectionsPerIp how many client connections one IP address may hold at once
  */
 public record SessionSettings(
         EventLoops loops,
@@ -31,7 +32,8 @@ public record SessionSettings(
         SessionMetricsFactory metrics,
         SessionRegistry registry,
         int maxInflightRequests,
-        PartialFrameBudgets partialFrames) {
+        PartialFrameBudgets partialFrames,
+        ConnectionsPerIp connectionsPerIp) {
 
     /** The clock sessions read "now" from (deadlines, idle time, latency): the system's, or a manual one in tests. */
     public dev.weft.iocore.time.NanoClock clock() {
@@ -45,7 +47,7 @@ public record SessionSettings(
 
     /**
      * Settings with the default partial-frame budgets ({@link PartialFrameBudgets#DEFAULT_PER_CONNECTION_BYTES},
-     * {@link PartialFrameBudgets#DEFAULT_PER_CORE_BYTES}) on {@code loops}' cores.
+     * {@link PartialFrameBudgets#DEFAULT_PER_CORE_BYTES}) on {@code loops}' cores, no limit of connections per IP.
      */
     public SessionSettings(EventLoops loops, BufferPolicy buffers, int maxFrameBytes, int connectTimeoutMillis,
             int maxPendingFrames, int partialFrameTimeoutMillis, int idleTimeoutMillis, SessionMetricsFactory metrics,
@@ -53,6 +55,6 @@ public record SessionSettings(
         this(loops, buffers, maxFrameBytes, connectTimeoutMillis, maxPendingFrames, partialFrameTimeoutMillis,
                 idleTimeoutMillis, metrics, registry, maxInflightRequests,
                 PartialFrameBudgets.of(loops, PartialFrameBudgets.DEFAULT_PER_CONNECTION_BYTES,
-                        PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, partialFrameTimeoutMillis));
+                        PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, partialFrameTimeoutMillis), ConnectionsPerIp.UNLIMITED);
     }
 }

@@ -297,7 +297,8 @@ class SessionOrderTest {
         SessionSettings settings = new SessionSettings(proxy.loops(), BufferPolicy.defaults(), 100 << 20, 10_000, 64,
                 30_000, idleMillis, (vc, loop) -> metrics, new SessionRegistry(), maxInflight,
                 new PartialFrameBudgets(proxy.loops().coreCount(), proxy.loops()::coreIndexOf,
-                        PartialFrameBudgets.DEFAULT_PER_CONNECTION_BYTES, PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, 30_000, clock));
+                        PartialFrameBudgets.DEFAULT_PER_CONNECTION_BYTES, PartialFrameBudgets.DEFAULT_PER_CORE_BYTES, 30_000, clock),
+                ConnectionsPerIp.UNLIMITED);
         Session session = new Session(runtime, settings, runtime.gateways().getFirst(), virtualNodeId);
         OnCore ch = new OnCore(proxy.loops().core(0), metrics, session);
         ch.onCore(() -> {

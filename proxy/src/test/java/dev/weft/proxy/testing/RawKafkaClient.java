@@ -22,9 +22,23 @@ public final class RawKafkaClient implements AutoCloseable {
     private final DataInputStream in;
 
     public RawKafkaClient(String host, int port) throws IOException {
-        socket = new Socket(host, port);
+        this(host, port, null);
+    }
+
+    /** Connects from {@code sourceAddress} (a loopback address such as 127.0.0.2: one client IP of many), or any when null. */
+    public RawKafkaClient(String host, int port, String sourceAddress) throws IOException {
+        socket = new Socket();
+        if (sourceAddress != null) {
+            socket.bind(new java.net.InetSocketAddress(sourceAddress, 0));
+        }
+        socket.connect(new java.net.InetSocketAddress(host, port), 10_000);
         socket.setSoTimeout(30_000);
         in = new DataInputStream(socket.getInputStream());
+    }
+
+    /** Reads with this timeout from now on (a read past it throws {@link java.net.SocketTimeoutException}). */
+    public void readTimeout(java.time.Duration timeout) throws IOException {
+        socket.setSoTimeout((int) timeout.toMillis());
     }
 
     /** Connects to a {@code host:port} address such as a proxy's bootstrap address. */
