@@ -67,7 +67,7 @@ public final class CollapsedGateway implements Gateway {
                     }
                 },
                 "listener of gateway '" + config.name() + "' of collapsed virtual cluster '" + virtualCluster + "'",
-                configPath + ".bind");
+                configPath + ".bind", sessions, virtualCluster);
         LOG.info("virtual cluster '{}' (collapsed), gateway '{}': listening on {}:{}{}; proxy nodes {}", virtualCluster,
                 config.name(), config.bind().host(), config.bind().port(), tls != null ? ", TLS" : "",
                 nodes.nodes().stream().map(n -> n.id() + "@" + n.hostPort()).toList());

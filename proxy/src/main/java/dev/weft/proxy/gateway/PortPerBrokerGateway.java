@@ -86,7 +86,8 @@ public final class PortPerBrokerGateway implements Gateway {
                         GatewayListeners.addSession(ch.pipeline(), sessions, target);
                     }
                 },
-                purpose + " of gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'", path));
+                purpose + " of gateway '" + config.name() + "' of virtual cluster '" + virtualCluster + "'", path, sessions,
+                virtualCluster));
     }
 
     @Override

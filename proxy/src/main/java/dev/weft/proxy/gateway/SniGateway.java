@@ -61,7 +61,7 @@ public final class SniGateway implements Gateway {
                         }
                         ch.pipeline().addLast(new SniRouter(names, sessions, bootstrapTarget, brokerTarget, describe));
                     }
-                }, describe, configPath + ".bind");
+                }, describe, configPath + ".bind", sessions, virtualCluster);
         LOG.info("virtual cluster '{}', gateway '{}': TLS with SNI on {}:{} (bootstrap {}, brokers {})",
                 virtualCluster, config.name(), config.bind().host(), config.bind().port(), names.bootstrapHost(),
                 names.brokerHostPrefix() + SniNames.NODE_ID_PLACEHOLDER + names.brokerHostSuffix());
