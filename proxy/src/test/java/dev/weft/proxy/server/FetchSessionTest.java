@@ -3,7 +3,6 @@ package dev.weft.proxy.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.weft.proxy.testing.RawKafkaClient;
 import dev.weft.proxy.testing.ScrapedMetrics;
@@ -32,6 +31,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -114,11 +114,10 @@ class FetchSessionTest {
         }
     }
 
-    @ParameterizedTest
-    @MethodSource("dev.weft.proxy.testing.VirtualClusterKind#all")
-    void aSessionRequestThatCannotGoAsItIsResetsTheSession(VirtualClusterKind kind) throws Exception {
-        assumeTrue(kind == VirtualClusterKind.TOPIC_WOVEN,
-                "only the woven kind puts a side topic behind another cluster's broker (createSideTopic)");
+    /** Only the topic-woven kind puts a side topic behind another cluster's broker ({@code createSideTopic}). */
+    @Test
+    void aSessionRequestThatCannotGoAsItIsResetsTheSession() throws Exception {
+        VirtualClusterKind kind = VirtualClusterKind.TOPIC_WOVEN;
         String here = kind.name("session-here");
         String elsewhere = kind.name("session-elsewhere");
         fixture.createTopic(kind, here, 1, 1);
