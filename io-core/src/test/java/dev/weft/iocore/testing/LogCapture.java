@@ -52,6 +52,11 @@ public final class LogCapture implements AutoCloseable {
         return events().stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
     }
 
+    /** How many messages logged at exactly {@code level} contain {@code text}. */
+    public long count(Level level, String text) {
+        return messages(level).stream().filter(m -> m.contains(text)).count();
+    }
+
     @Override
     public void close() {
         logger.detachAppender(appender);

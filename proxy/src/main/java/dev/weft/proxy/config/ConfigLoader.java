@@ -12,6 +12,7 @@ import dev.weft.proxy.config.WeftConfig.Topology;
 import dev.weft.proxy.config.WeftConfig.VirtualClusterConfig;
 import dev.weft.routing.dag.RouterSpec;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -153,15 +154,15 @@ public final class ConfigLoader {
     }
 
     /** {@code server.maxConnectionsPerIpOverrides}: IP address literals (v4 or v6) to their own limit. */
-    private static Map<java.net.InetAddress, Integer> connectionsPerIpOverrides(ConfigNode n) {
+    private static Map<InetAddress, Integer> connectionsPerIpOverrides(ConfigNode n) {
         if (n.isMissing() || !n.requireObject()) {
             return Map.of();
         }
-        Map<java.net.InetAddress, Integer> overrides = new LinkedHashMap<>();
+        Map<InetAddress, Integer> overrides = new LinkedHashMap<>();
         for (Map.Entry<String, ConfigNode> e : n.entries().entrySet()) {
             int limit = e.getValue().integer(0, 0, Integer.MAX_VALUE);
             try {
-                overrides.put(java.net.InetAddress.ofLiteral(e.getKey()), limit);
+                overrides.put(InetAddress.ofLiteral(e.getKey()), limit);
             } catch (IllegalArgumentException notAnAddress) {
                 e.getValue().problem("\"" + e.getKey() + "\" is not an IP address (write addresses, not host names)");
             }

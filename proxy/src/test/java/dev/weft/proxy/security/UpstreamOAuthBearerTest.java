@@ -305,9 +305,8 @@ class UpstreamOAuthBearerTest {
             SteadyTraffic.Connections before = traffic.connections();
             int acked = traffic.acked();
             Poll.until(Duration.ofSeconds(40), "Weft's links to re-authenticate with renewed tokens four times",
-                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count() >= 4,
-                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count()
-                            + " re-authenticated; WARN: " + log.messages(Level.WARN));
+                    () -> log.count(Level.DEBUG, "re-authenticated") >= 4,
+                    () -> log.count(Level.DEBUG, "re-authenticated") + " re-authenticated; WARN: " + log.messages(Level.WARN));
             traffic.finish();
             assertEquals(0, traffic.failed(), "no send failed");
             assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());

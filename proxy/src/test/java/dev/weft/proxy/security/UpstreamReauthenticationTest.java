@@ -123,20 +123,16 @@ class UpstreamReauthenticationTest {
                 SteadyTraffic traffic = SteadyTraffic.start(proxy.bootstrapAddresses(virtualCluster).get(0), "reauth-" + virtualCluster,
                         "reauth-" + virtualCluster, login(virtualCluster), kafka)) {
             traffic.awaitAcked(100);
-            SteadyTraffic.Connections before = traffic.connections();
-            double killedBefore = broker("expired-connections-killed-count");
-            double failedBefore = broker("failed-reauthentication-total");
-            int acked = traffic.acked();
+            Baseline before = Baseline.of(traffic);
             // Six re-authentications over the three or four links Weft holds for these clients (the
             // producer's, the group's fetch and coordinator links): the traffic ran across at least two
             // session lifetimes of each.
             Poll.until(Duration.ofSeconds(30), "Weft's links to re-authenticate six times",
-                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count() >= 6,
-                    () -> log.messages(Level.DEBUG).stream().filter(m -> m.contains("re-authenticated")).count() + " re-authenticated, "
-                            + log.messages(Level.DEBUG).stream().filter(m -> m.contains(": authenticated")).count()
+                    () -> log.count(Level.DEBUG, "re-authenticated") >= 6,
+                    () -> log.count(Level.DEBUG, "re-authenticated") + " re-authenticated, " + log.count(Level.DEBUG, ": authenticated")
                             + " links authenticated anew; WARN: " + log.messages(Level.WARN));
             traffic.finish();
-            assertNothingCutOrLost(traffic, before, acked, killedBefore, failedBefore);
+            before.assertNothingCutOrLost(traffic);
             assertTrue(log.messages(Level.WARN).isEmpty(), "no link failed: " + log.messages(Level.WARN));
         }
     }
@@ -153,25 +149,31 @@ class UpstreamReauthenticationTest {
         try (SteadyTraffic traffic = SteadyTraffic.start(proxy.bootstrapAddresses("passthrough").get(0), "reauth-passthrough",
                 "reauth-passthrough", carol, kafka)) {
             traffic.awaitAcked(100);
-            SteadyTraffic.Connections before = traffic.connections();
-            double killedBefore = broker("expired-connections-killed-count");
-            double failedBefore = broker("failed-reauthentication-total");
-            int acked = traffic.acked();
+            Baseline before = Baseline.of(traffic);
             Poll.until(Duration.ofSeconds(30), "the clients to re-authenticate through Weft four times",
                     () -> traffic.reauthentications() >= 4, () -> traffic.reauthentications() + " re-authenticated");
             traffic.finish();
-            assertNothingCutOrLost(traffic, before, acked, killedBefore, failedBefore);
+            before.assertNothingCutOrLost(traffic);
         }
     }
 
-    private static void assertNothingCutOrLost(SteadyTraffic traffic, SteadyTraffic.Connections before, int acked,
-            double killedBefore, double failedBefore) {
-        assertEquals(0, traffic.failed(), "no send failed");
-        assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());
-        assertEquals(traffic.acked(), traffic.landed(), "every acknowledged record is on the cluster, once");
-        assertEquals(killedBefore, broker("expired-connections-killed-count"),
-                "the broker closed no connection because its session had expired");
-        assertEquals(failedBefore, broker("failed-reauthentication-total"), "no re-authentication failed");
-        assertEquals(before, traffic.connections(), "the clients' connections to Weft were neither closed nor opened again");
+    /** The clients' connections and acknowledgements, and the broker's expiry counts, once traffic runs. */
+    private record Baseline(SteadyTraffic.Connections connections, int acked, double killed, double failedReauthentications) {
+
+        static Baseline of(SteadyTraffic traffic) {
+            return new Baseline(traffic.connections(), traffic.acked(), broker("expired-connections-killed-count"),
+                    broker("failed-reauthentication-total"));
+        }
+
+        /** Since then: the producer went on, nothing failed or was lost, no connection was cut on either side. */
+        void assertNothingCutOrLost(SteadyTraffic traffic) {
+            assertEquals(0, traffic.failed(), "no send failed");
+            assertTrue(traffic.acked() > acked + 100, "the producer went on: " + acked + " -> " + traffic.acked());
+            assertEquals(traffic.acked(), traffic.landed(), "every acknowledged record is on the cluster, once");
+            assertEquals(killed, broker("expired-connections-killed-count"),
+                    "the broker closed no connection because its session had expired");
+            assertEquals(failedReauthentications, broker("failed-reauthentication-total"), "no re-authentication failed");
+            assertEquals(connections, traffic.connections(), "the clients' connections to Weft were neither closed nor opened again");
+        }
     }
 }

@@ -288,14 +288,14 @@ class ConfigReloadTest {
             try (SteadyTraffic open = SteadyTraffic.start(bootstrap, "east-audit", "tls-open", trustFirst, east)) {
                 open.awaitAcked(100);
                 SteadyTraffic.Connections before = open.connections();
-                assertEquals(SteadyTraffic.issuerOf(first.caPem()), SteadyTraffic.serverIssuer("127.0.0.1", p));
+                assertEquals(TestPki.issuerOf(first.caPem()), TestPki.serverIssuer("127.0.0.1", p));
 
                 Files.copy(b.certificatePem(), cert, StandardCopyOption.REPLACE_EXISTING);
                 Files.copy(b.keyPem(), key, StandardCopyOption.REPLACE_EXISTING);
                 ReloadOutcome outcome = proxy.reload();
                 assertTrue(outcome.applied(), outcome.describe());
 
-                assertEquals(SteadyTraffic.issuerOf(second.caPem()), SteadyTraffic.serverIssuer("127.0.0.1", p),
+                assertEquals(TestPki.issuerOf(second.caPem()), TestPki.serverIssuer("127.0.0.1", p),
                         "a new handshake gets the new certificate");
                 try (Admin trustsSecond = Admin.create(Map.of("bootstrap.servers", bootstrap, "security.protocol", "SSL",
                         "ssl.truststore.type", "PEM", "ssl.truststore.location", second.caPem().toString()))) {

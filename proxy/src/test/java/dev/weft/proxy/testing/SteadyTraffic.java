@@ -1,11 +1,6 @@
 package dev.weft.proxy.testing;
 
 import dev.weft.testkit.KafkaCluster;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -13,10 +8,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -181,37 +172,6 @@ public final class SteadyTraffic implements AutoCloseable {
             return end - start;
         } catch (Exception e) {
             throw new IllegalStateException("cannot count the records of " + topic + " on " + cluster.bootstrapServers(), e);
-        }
-    }
-
-    /** The issuer of the certificate a TLS server presents in a new handshake now. */
-    public static String serverIssuer(String host, int port) throws Exception {
-        SSLContext tls = SSLContext.getInstance("TLS");
-        tls.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-                // only reads which certificate is served
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        try (SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(host, port)) {
-            socket.startHandshake();
-            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getIssuerX500Principal().getName();
-        }
-    }
-
-    /** The subject of a CA certificate file: the issuer of what it signed. */
-    public static String issuerOf(Path caPem) throws Exception {
-        try (InputStream in = Files.newInputStream(caPem)) {
-            return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSubjectX500Principal().getName();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.weft.proxy.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.StringWriter;
 import java.math.BigInteger;
@@ -11,11 +12,16 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
@@ -149,6 +155,37 @@ public final class TestPki {
     private static void store(KeyStore ks, Path file) throws Exception {
         try (OutputStream out = Files.newOutputStream(file)) {
             ks.store(out, PASSWORD.toCharArray());
+        }
+    }
+
+    /** The issuer of the certificate a TLS server presents in a new handshake now. */
+    public static String serverIssuer(String host, int port) throws Exception {
+        SSLContext tls = SSLContext.getInstance("TLS");
+        tls.init(null, new TrustManager[] {new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                // only reads which certificate is served
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        try (SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(host, port)) {
+            socket.startHandshake();
+            return ((X509Certificate) socket.getSession().getPeerCertificates()[0]).getIssuerX500Principal().getName();
+        }
+    }
+
+    /** The subject of a CA certificate file: the issuer of what it signed. */
+    public static String issuerOf(Path caPem) throws Exception {
+        try (InputStream in = Files.newInputStream(caPem)) {
+            return ((X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in)).getSubjectX500Principal().getName();
         }
     }
 }
